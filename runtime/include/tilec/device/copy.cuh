@@ -1,0 +1,50 @@
+// 16-byte vector loads and stores (one LDG.128 / STG.128 per thread), optionally predicated.
+//
+// Every pointer handed to these functions must be 16-byte aligned; the runtime's signature check enforces the
+// alignment of kernel arguments that feed them (ParamSpec::alignment).
+#pragma once
+
+#include "tilec/device/types.cuh"
+
+namespace tilec::device {
+
+__device__ __forceinline__ uint4 load16(const void *src) { return *reinterpret_cast<const uint4 *>(src); }
+
+__device__ __forceinline__ void store16(void *dst, uint4 value) { *reinterpret_cast<uint4 *>(dst) = value; }
+
+// A masked load: out-of-bounds lanes read zeros instead of touching memory, which is what makes tile copies that
+// overhang a tensor's edge safe. Written in PTX so the predicate guards the load itself rather than relying on the
+// compiler to if-convert a branch.
+__device__ __forceinline__ uint4 load16_pred(const void *src, bool predicate) {
+  uint4 value;
+  asm volatile("{\n"
+               "  .reg .pred p;\n"
+               "  setp.ne.b32 p, %5, 0;\n"
+               "  mov.b32 %0, 0;\n"
+               "  mov.b32 %1, 0;\n"
+               "  mov.b32 %2, 0;\n"
+               "  mov.b32 %3, 0;\n"
+               "  @p ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               "}\n"
+               : "=r"(value.x), "=r"(value.y), "=r"(value.z), "=r"(value.w)
+               : "l"(src), "r"(static_cast<int>(predicate)));
+  return value;
+}
+
+__device__ __forceinline__ void store16_pred(void *dst, uint4 value, bool predicate) {
+  asm volatile("{\n"
+               "  .reg .pred p;\n"
+               "  setp.ne.b32 p, %5, 0;\n"
+               "  @p st.global.v4.u32 [%0], {%1, %2, %3, %4};\n"
+               "}\n"
+               :
+               : "l"(dst), "r"(value.x), "r"(value.y), "r"(value.z), "r"(value.w), "r"(static_cast<int>(predicate))
+               : "memory");
+}
+
+// Copies 8 consecutive bf16 values (16 bytes), zero-filling when !predicate.
+__device__ __forceinline__ void copy_bf16x8_pred(bf16 *dst, const bf16 *src, bool predicate) {
+  store16(dst, load16_pred(src, predicate));
+}
+
+} // namespace tilec::device

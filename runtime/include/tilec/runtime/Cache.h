@@ -1,0 +1,96 @@
+// The CUBIN caches: one in memory (per KernelCache object) and one on disk, shared by all processes of a user.
+//
+// Disk layout: <dir>/<key>.cubin, where key = SHA-256 (hex) of every input that can change the binary (see
+// cacheKey). Each entry starts with a header — magic, format version, payload length, SHA-256 of the payload — so a
+// truncated, corrupted or foreign file is detected and recompiled, never trusted. Entries are written to a unique
+// temporary file and renamed into place, which is atomic on POSIX file systems: concurrent processes see either no
+// entry or a complete one, and two processes racing to compile the same key both succeed (the last rename wins
+// with identical content).
+#pragma once
+
+#include "tilec/runtime/Compiler.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::runtime {
+
+// The cache key of a compilation: SHA-256 over source, the embedded device headers, the full NVRTC option list,
+// the arch, the NVRTC version and the tilec version, each length-prefixed.
+std::string cacheKey(const std::string &source, const std::vector<std::string> &nvrtcOptions, const std::string &arch,
+                     const std::string &nvrtcVersion);
+
+// The disk cache directory: $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else $HOME/.cache/tilec; nullopt when
+// $TILEC_CACHE is "0" (disk cache disabled) or no directory can be derived.
+std::optional<std::string> defaultCacheDirectory();
+
+class DiskCache {
+public:
+  explicit DiskCache(std::string directory);
+
+  const std::string &directory() const { return directory_; }
+  std::string entryPath(const std::string &key) const;
+
+  // The entry for `key`, or nullopt when absent or invalid. An invalid entry (truncated, bad checksum, wrong magic,
+  // another key) counts in corruptEntries() and is left to be overwritten by the next store().
+  std::optional<Cubin> load(const std::string &key) const;
+  // Writes the entry atomically. Returns false (and leaves no partial file) when the directory is not writable: a
+  // cache that cannot be written only costs time.
+  bool store(const std::string &key, const Cubin &cubin) const;
+
+  std::uint64_t corruptEntries() const { return corruptEntries_.load(); }
+
+  // The serialized form, exposed so that tests can forge and damage entries.
+  static std::string serialize(const std::string &key, const Cubin &cubin);
+  // Parses an entry; returns nullopt and says why in `problem` when it is not a valid entry for `key`.
+  static std::optional<Cubin> deserialize(const std::string &bytes, const std::string &key, std::string &problem);
+
+private:
+  std::string directory_;
+  mutable std::atomic<std::uint64_t> corruptEntries_{0};
+};
+
+enum class CacheSource { Compiled, Memory, Disk, WaitedForConcurrentCompile };
+
+struct CacheStats {
+  std::uint64_t memoryHits = 0;
+  std::uint64_t diskHits = 0;
+  std::uint64_t compiles = 0;
+  std::uint64_t waitedForConcurrentCompile = 0;
+};
+
+// In-memory map in front of an optional DiskCache, with per-key de-duplication: while one thread compiles a key,
+// other threads asking for the same key wait for that result instead of compiling it again.
+class KernelCache {
+public:
+  // `disk` may be null: memory cache only.
+  explicit KernelCache(std::unique_ptr<DiskCache> disk);
+
+  struct Lookup {
+    std::shared_ptr<const Cubin> cubin;
+    CacheSource source;
+  };
+  Lookup getOrCompile(const std::string &key, const std::function<Cubin()> &compile);
+
+  CacheStats stats() const;
+  const DiskCache *disk() const { return disk_.get(); }
+  // Drops the in-memory entries (the disk cache is untouched): the next lookup of each key reads the disk.
+  void clearMemory();
+
+private:
+  std::unique_ptr<DiskCache> disk_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const Cubin>> memory_;
+  std::map<std::string, std::shared_future<std::shared_ptr<const Cubin>>> inFlight_;
+  CacheStats stats_;
+};
+
+} // namespace tilec::runtime

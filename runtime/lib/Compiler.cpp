@@ -1,0 +1,268 @@
+#include "tilec/runtime/Compiler.h"
+
+#include "DynamicLibrary.h"
+#include "EmbeddedHeaders.h"
+#include "tilec/runtime/Error.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <regex>
+#include <sys/stat.h>
+
+namespace tilec::runtime {
+
+namespace {
+
+using NvrtcResult = int;
+struct NvrtcProgramImpl;
+using NvrtcProgram = NvrtcProgramImpl *;
+
+bool isDirectory(const std::string &path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+bool isFile(const std::string &path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+std::string environment(const char *name) {
+  const char *value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::vector<std::string> toolkitRoots() {
+  std::vector<std::string> roots;
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (std::string root = environment(variable); !root.empty())
+      roots.push_back(root);
+  roots.push_back("/usr/local/cuda");
+  return roots;
+}
+
+std::string findCudaIncludeDir(const std::string &configured) {
+  if (!configured.empty())
+    return configured;
+  if (std::string overridden = environment("TILEC_CUDA_INCLUDE_DIR"); !overridden.empty())
+    return overridden;
+  for (const std::string &root : toolkitRoots())
+    if (isDirectory(root + "/include"))
+      return root + "/include";
+  return "";
+}
+
+std::vector<std::string> nvrtcCandidates(const std::string &configured) {
+  if (!configured.empty())
+    return {configured};
+  if (std::string overridden = environment("TILEC_NVRTC_LIBRARY"); !overridden.empty())
+    return {overridden};
+  std::vector<std::string> candidates;
+  for (const std::string &root : toolkitRoots())
+    for (const char *libDir : {"/lib64/", "/lib/", "/targets/x86_64-linux/lib/"})
+      if (std::string path = root + libDir + "libnvrtc.so"; isFile(path))
+        candidates.push_back(path);
+  for (const char *soname : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
+    candidates.emplace_back(soname);
+  return candidates;
+}
+
+} // namespace
+
+struct Compiler::Nvrtc {
+  std::string path;
+  int major = 0;
+  int minor = 0;
+  const char *(*getErrorString)(NvrtcResult);
+  NvrtcResult (*version)(int *, int *);
+  NvrtcResult (*createProgram)(NvrtcProgram *, const char *, const char *, int, const char *const *,
+                               const char *const *);
+  NvrtcResult (*destroyProgram)(NvrtcProgram *);
+  NvrtcResult (*compileProgram)(NvrtcProgram, int, const char *const *);
+  NvrtcResult (*getProgramLogSize)(NvrtcProgram, size_t *);
+  NvrtcResult (*getProgramLog)(NvrtcProgram, char *);
+  NvrtcResult (*getCubinSize)(NvrtcProgram, size_t *);
+  NvrtcResult (*getCubin)(NvrtcProgram, char *);
+};
+
+Compiler::Compiler(CompilerConfig config)
+    : config_(std::move(config)), cudaIncludeDir_(findCudaIncludeDir(config_.cudaIncludeDir)) {}
+
+Compiler::~Compiler() = default;
+
+const Compiler::Nvrtc &Compiler::nvrtc() const {
+  std::call_once(nvrtcLoaded_, [this] {
+    std::string tried;
+    detail::DynamicLibrary library;
+    std::string loadedPath;
+    for (const std::string &candidate : nvrtcCandidates(config_.nvrtcLibrary)) {
+      std::string error;
+      library = detail::DynamicLibrary::open(candidate, error);
+      if (library.loaded()) {
+        loadedPath = candidate;
+        break;
+      }
+      tried += fmt::format("\n  {}: {}", candidate, error);
+    }
+    if (!library.loaded())
+      throw CompileError("NVRTC could not be loaded; set TILEC_NVRTC_LIBRARY or CUDA_HOME. Tried:" + tried, "", {});
+    auto nvrtc = std::make_unique<Nvrtc>();
+    nvrtc->path = loadedPath;
+    auto resolve = [&](const char *name, auto &slot) {
+      void *function = library.symbol(name);
+      if (!function)
+        throw CompileError(fmt::format("NVRTC library {} has no symbol {}", loadedPath, name), "", {});
+      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(function);
+    };
+    resolve("nvrtcGetErrorString", nvrtc->getErrorString);
+    resolve("nvrtcVersion", nvrtc->version);
+    resolve("nvrtcCreateProgram", nvrtc->createProgram);
+    resolve("nvrtcDestroyProgram", nvrtc->destroyProgram);
+    resolve("nvrtcCompileProgram", nvrtc->compileProgram);
+    resolve("nvrtcGetProgramLogSize", nvrtc->getProgramLogSize);
+    resolve("nvrtcGetProgramLog", nvrtc->getProgramLog);
+    resolve("nvrtcGetCUBINSize", nvrtc->getCubinSize);
+    resolve("nvrtcGetCUBIN", nvrtc->getCubin);
+    nvrtc->version(&nvrtc->major, &nvrtc->minor);
+    library.release(); // programs may outlive any one Compiler; NVRTC stays loaded
+    nvrtc_ = std::move(nvrtc);
+  });
+  return *nvrtc_;
+}
+
+std::string Compiler::nvrtcVersion() const {
+  const Nvrtc &api = nvrtc();
+  return fmt::format("{}.{}", api.major, api.minor);
+}
+
+const std::vector<DeviceHeader> &Compiler::deviceHeaders() {
+  static const std::vector<DeviceHeader> headers = [] {
+    std::vector<DeviceHeader> list;
+    for (std::size_t i = 0; i < detail::kEmbeddedDeviceHeaderCount; ++i) {
+      const detail::EmbeddedFile &file = detail::kEmbeddedDeviceHeaders[i];
+      list.push_back({file.name, std::string_view(file.contents, file.size)});
+    }
+    return list;
+  }();
+  return headers;
+}
+
+std::vector<std::string> Compiler::nvrtcOptions(const CompileOptions &options) const {
+  std::vector<std::string> all = {"--gpu-architecture=" + options.arch, "-std=c++17", "--ptxas-options=-v"};
+  if (!cudaIncludeDir_.empty())
+    all.push_back("--include-path=" + cudaIncludeDir_);
+  all.insert(all.end(), options.flags.begin(), options.flags.end());
+  return all;
+}
+
+Cubin Compiler::compile(const std::string &source, const CompileOptions &options) const {
+  if (options.arch.rfind("sm_", 0) != 0)
+    throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
+                                   options.programName, options.arch),
+                       "", nvrtcOptions(options));
+  const Nvrtc &api = nvrtc();
+  std::vector<std::string> optionStrings = nvrtcOptions(options);
+
+  // NVRTC wants NUL-terminated header texts; the embedded ones are sized byte arrays.
+  const std::vector<DeviceHeader> &headers = deviceHeaders();
+  std::vector<std::string> headerTexts;
+  std::vector<std::string> headerNames;
+  for (const DeviceHeader &header : headers) {
+    headerTexts.emplace_back(header.contents);
+    headerNames.emplace_back(header.includeName);
+  }
+  std::vector<const char *> headerTextPointers;
+  std::vector<const char *> headerNamePointers;
+  for (std::size_t i = 0; i < headers.size(); ++i) {
+    headerTextPointers.push_back(headerTexts[i].c_str());
+    headerNamePointers.push_back(headerNames[i].c_str());
+  }
+
+  NvrtcProgram program = nullptr;
+  NvrtcResult result = api.createProgram(&program, source.c_str(), options.programName.c_str(),
+                                         static_cast<int>(headers.size()), headerTextPointers.data(),
+                                         headerNamePointers.data());
+  if (result != 0)
+    throw CompileError(fmt::format("nvrtcCreateProgram failed for {}: {}", options.programName,
+                                   api.getErrorString(result)),
+                       "", optionStrings);
+  struct ProgramGuard {
+    const Nvrtc &api;
+    NvrtcProgram &program;
+    ~ProgramGuard() { api.destroyProgram(&program); }
+  } guard{api, program};
+
+  std::vector<const char *> optionPointers;
+  for (const std::string &option : optionStrings)
+    optionPointers.push_back(option.c_str());
+  NvrtcResult compileResult =
+      api.compileProgram(program, static_cast<int>(optionPointers.size()), optionPointers.data());
+
+  size_t logSize = 0;
+  std::string log;
+  if (api.getProgramLogSize(program, &logSize) == 0 && logSize > 1) {
+    log.resize(logSize);
+    api.getProgramLog(program, log.data());
+    log.resize(logSize - 1); // drop the terminating NUL
+  }
+  if (compileResult != 0)
+    throw CompileError(fmt::format("NVRTC {}.{} failed to compile {} for {}: {}", api.major, api.minor,
+                                   options.programName, options.arch, api.getErrorString(compileResult)),
+                       log, optionStrings);
+
+  Cubin cubin;
+  size_t cubinSize = 0;
+  if (api.getCubinSize(program, &cubinSize) != 0 || cubinSize == 0)
+    throw CompileError(fmt::format("NVRTC produced no CUBIN for {} (arch {})", options.programName, options.arch),
+                       log, optionStrings);
+  cubin.image.resize(cubinSize);
+  api.getCubin(program, cubin.image.data());
+  cubin.arch = options.arch;
+  cubin.log = std::move(log);
+  cubin.options = std::move(optionStrings);
+  return cubin;
+}
+
+std::vector<PtxasFunctionInfo> parsePtxasInfo(std::string_view log) {
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex registers(R"(Used (\d+) registers)");
+  static const std::regex shared(R"((\d+) bytes smem)");
+  std::vector<PtxasFunctionInfo> functions;
+  std::size_t begin = 0;
+  while (begin < log.size()) {
+    std::size_t end = log.find('\n', begin);
+    if (end == std::string_view::npos)
+      end = log.size();
+    std::string line(log.substr(begin, end - begin));
+    begin = end + 1;
+    std::smatch match;
+    if (std::regex_search(line, match, entry)) {
+      functions.push_back({match[1].str()});
+      continue;
+    }
+    if (functions.empty())
+      continue;
+    PtxasFunctionInfo &current = functions.back();
+    if (std::regex_search(line, match, frame)) {
+      current.stackFrameBytes = std::stoi(match[1].str());
+      current.spillStoreBytes = std::stoi(match[2].str());
+      current.spillLoadBytes = std::stoi(match[3].str());
+    }
+    if (std::regex_search(line, match, registers))
+      current.registers = std::stoi(match[1].str());
+    if (std::regex_search(line, match, shared))
+      current.sharedBytes = std::stoi(match[1].str());
+  }
+  return functions;
+}
+
+std::optional<PtxasFunctionInfo> Cubin::ptxasInfo(std::string_view function) const {
+  for (PtxasFunctionInfo &info : parsePtxasInfo(log))
+    if (info.function == function)
+      return info;
+  return std::nullopt;
+}
+
+} // namespace tilec::runtime

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package the build and the tests need. Idempotent: packages
+# already present are not downloaded again, and apt's lists are refreshed only when
+# something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build ccache g++ pkg-config
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libfmt-dev catch2 libdlpack-dev zlib1g-dev libzstd-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The CUDA toolkit (NVRTC and its headers) comes with this kind of machine; say so
+# plainly when it is absent rather than failing deep inside CMake.
+if [[ -z "${CUDA_HOME:-}" && ! -d /usr/local/cuda ]]; then
+  echo "setup: warning: no CUDA toolkit found (set CUDA_HOME); NVRTC-based parts will be skipped" >&2
+fi
+echo "setup: all packages present"
