@@ -38,7 +38,8 @@ struct SharedMemoryBudget
       });
       kernel->setAttr("tile.shared_bytes",
                       Builder(kernel).getI64IntegerAttr(total));
-      if (total <= limit)
+      int64_t budget = limit;
+      if (total <= budget)
         return;
       failed = true;
       llvm::stable_sort(tiles, [](AllocOp a, AllocOp b) {
@@ -46,7 +47,7 @@ struct SharedMemoryBudget
       });
       auto diag = kernel.emitError()
                   << "kernel '" << kernel.getSymName() << "' needs " << total
-                  << " bytes of shared memory, more than the " << limit
+                  << " bytes of shared memory, more than the " << budget
                   << " one block may use";
       for (AllocOp alloc : llvm::ArrayRef(tiles).take_front(3))
         diag.attachNote(alloc.getLoc())

@@ -21,3 +21,5 @@ tools = ["tile-opt", "tilec"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if os.path.exists(os.path.join(config.tilec_tools_dir, t))],
     [config.tilec_tools_dir])
+llvm_config.add_tool_substitutions(["not", "count", "split-file"],
+                                   [config.llvm_tools_dir])

@@ -21,7 +21,8 @@ def Tile_TileLike : AnyTypeOf<[AnyMemRef, Tile_RegionType],
 //===----------------------------------------------------------------------===//
 
 def Tile_KernelOp : Tile_Op<"kernel", [
-    Symbol, IsolatedFromAbove, SingleBlock, NoTerminator]> {
+    Symbol, IsolatedFromAbove, SingleBlock, NoTerminator,
+    AutomaticAllocationScope]> {
   let summary = "a device kernel: one program per block of a grid";
   let description = [{
     A kernel takes global tensors (memrefs in `#tile.space<global>`) and scalar

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds, and runs every
+# test (lit files and Catch2 test cases) through ctest. GPU tests skip with a
+# message where there is no CUDA driver.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+export BUILD_DIR
+
+bash "$ROOT/scripts/build.sh"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 "$@"
