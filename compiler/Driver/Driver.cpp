@@ -1,0 +1,54 @@
+#include "tilec/Driver/Driver.h"
+#include "tilec/Frontend/Parser.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace tilec {
+
+std::optional<frontend::Program> parse(llvm::SourceMgr &sourceMgr,
+                                       llvm::raw_ostream &diagOS) {
+  frontend::Diagnostics diag(sourceMgr, diagOS);
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  frontend::Program program = frontend::parseSource(buffer->getBuffer(), diag);
+  if (diag.hasErrors())
+    return std::nullopt;
+  return program;
+}
+
+OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
+                                      llvm::SourceMgr &sourceMgr,
+                                      const CompileOptions &options,
+                                      llvm::raw_ostream &diagOS) {
+  frontend::loadFrontendDialects(context);
+  // Dialect verifier errors carry FileLineColLocs into this buffer and are
+  // printed like the front end's own: with the source line and a caret.
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+  frontend::Diagnostics diag(sourceMgr, diagOS);
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  frontend::Program program = frontend::parseSource(buffer->getBuffer(), diag);
+  if (diag.hasErrors())
+    return nullptr;
+  OwningOpRef<ModuleOp> module = frontend::generateMLIR(
+      context, program, diag, options.gen, buffer->getBufferIdentifier());
+  if (!module || diag.hasErrors())
+    return nullptr;
+  if (failed(verify(*module)))
+    return nullptr;
+  if (options.cleanup) {
+    PassManager pm(&context);
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return nullptr;
+  }
+  return module;
+}
+
+} // namespace tilec

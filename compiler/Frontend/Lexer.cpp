@@ -1,0 +1,336 @@
+#include "tilec/Frontend/Lexer.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+using namespace tilec::frontend;
+
+const char *tilec::frontend::tokenName(Tok kind) {
+  switch (kind) {
+  case Tok::Eof: return "end of file";
+  case Tok::Newline: return "end of line";
+  case Tok::Indent: return "indentation";
+  case Tok::Dedent: return "end of block";
+  case Tok::Ident: return "identifier";
+  case Tok::Int: return "integer";
+  case Tok::Float: return "float";
+  case Tok::KwKernel: return "'kernel'";
+  case Tok::KwAs: return "'as'";
+  case Tok::KwFor: return "'for'";
+  case Tok::KwIn: return "'in'";
+  case Tok::KwIf: return "'if'";
+  case Tok::KwElif: return "'elif'";
+  case Tok::KwElse: return "'else'";
+  case Tok::KwAnd: return "'and'";
+  case Tok::KwOr: return "'or'";
+  case Tok::KwNot: return "'not'";
+  case Tok::KwTrue: return "'true'";
+  case Tok::KwFalse: return "'false'";
+  case Tok::KwPass: return "'pass'";
+  case Tok::LParen: return "'('";
+  case Tok::RParen: return "')'";
+  case Tok::LSquare: return "'['";
+  case Tok::RSquare: return "']'";
+  case Tok::Comma: return "','";
+  case Tok::Colon: return "':'";
+  case Tok::SliceLen: return "':+'";
+  case Tok::Assign: return "'='";
+  case Tok::PlusAssign: return "'+='";
+  case Tok::MinusAssign: return "'-='";
+  case Tok::StarAssign: return "'*='";
+  case Tok::Plus: return "'+'";
+  case Tok::Minus: return "'-'";
+  case Tok::Star: return "'*'";
+  case Tok::Slash: return "'/'";
+  case Tok::Percent: return "'%'";
+  case Tok::Question: return "'?'";
+  case Tok::Less: return "'<'";
+  case Tok::Greater: return "'>'";
+  case Tok::LessEq: return "'<='";
+  case Tok::GreaterEq: return "'>='";
+  case Tok::EqEq: return "'=='";
+  case Tok::NotEq: return "'!='";
+  case Tok::Error: return "invalid token";
+  }
+  return "token";
+}
+
+Lexer::Lexer(llvm::StringRef buffer, Diagnostics &diag)
+    : buffer(buffer), cur(buffer.begin()), diag(diag) {}
+
+Token Lexer::make(Tok kind, const char *begin) const {
+  Token t;
+  t.kind = kind;
+  t.text = llvm::StringRef(begin, cur - begin);
+  return t;
+}
+
+Token Lexer::error(const char *begin, const char *end,
+                   const llvm::Twine &message) {
+  diag.error(llvm::SMRange(llvm::SMLoc::getFromPointer(begin),
+                           llvm::SMLoc::getFromPointer(end)),
+             message);
+  cur = end;
+  Token t;
+  t.kind = Tok::Error;
+  t.text = llvm::StringRef(begin, end - begin);
+  return t;
+}
+
+std::vector<Token> Lexer::lexAll() {
+  std::vector<Token> out;
+  while (true) {
+    if (atLineStart && bracketDepth == 0) {
+      lexLineStart(out);
+      if (cur == buffer.end())
+        break;
+    }
+    Token t = next();
+    if (t.kind == Tok::Eof)
+      break;
+    out.push_back(t);
+    lastKinds[1] = lastKinds[0];
+    lastKinds[0] = t.kind;
+    if (diag.tooManyErrors())
+      break;
+  }
+  // Close the last line and every open block.
+  Token end;
+  end.text = llvm::StringRef(buffer.end(), 0);
+  if (!out.empty() && out.back().kind != Tok::Newline &&
+      out.back().kind != Tok::Dedent) {
+    end.kind = Tok::Newline;
+    out.push_back(end);
+  }
+  while (indents.size() > 1) {
+    indents.pop_back();
+    end.kind = Tok::Dedent;
+    out.push_back(end);
+  }
+  end.kind = Tok::Eof;
+  out.push_back(end);
+  return out;
+}
+
+// Measures the indentation of the next line that holds a token and emits
+// INDENT/DEDENT tokens for it; blank and comment-only lines don't count.
+void Lexer::lexLineStart(std::vector<Token> &out) {
+  while (cur != buffer.end()) {
+    const char *lineBegin = cur;
+    unsigned width = 0;
+    while (cur != buffer.end() && (*cur == ' ' || *cur == '\t')) {
+      if (*cur == '\t') {
+        error(cur, cur + 1, "tab in indentation; indent with spaces");
+        return;
+      }
+      ++width;
+      ++cur;
+    }
+    if (cur == buffer.end())
+      return;
+    if (*cur == '#') {
+      while (cur != buffer.end() && *cur != '\n')
+        ++cur;
+    }
+    if (cur != buffer.end() && (*cur == '\n' || *cur == '\r')) {
+      ++cur;
+      continue;
+    }
+    if (cur == buffer.end())
+      return;
+    atLineStart = false;
+    Token t;
+    t.text = llvm::StringRef(cur, 0);
+    if (width > indents.back()) {
+      indents.push_back(width);
+      t.kind = Tok::Indent;
+      out.push_back(t);
+    } else {
+      while (width < indents.back()) {
+        indents.pop_back();
+        t.kind = Tok::Dedent;
+        out.push_back(t);
+      }
+      if (width != indents.back()) {
+        error(lineBegin, cur,
+              "unindent does not match any outer indentation level");
+        indents.push_back(width);
+      }
+    }
+    return;
+  }
+}
+
+Token Lexer::lexNumber() {
+  const char *begin = cur;
+  bool isFloat = false;
+  while (cur != buffer.end() && isdigit(static_cast<unsigned char>(*cur)))
+    ++cur;
+  if (cur != buffer.end() && *cur == '.' && cur + 1 != buffer.end() &&
+      isdigit(static_cast<unsigned char>(cur[1]))) {
+    isFloat = true;
+    ++cur;
+    while (cur != buffer.end() && isdigit(static_cast<unsigned char>(*cur)))
+      ++cur;
+  } else if (cur != buffer.end() && *cur == '.') {
+    // "1." is a float too.
+    isFloat = true;
+    ++cur;
+  }
+  if (cur != buffer.end() && (*cur == 'e' || *cur == 'E')) {
+    const char *expBegin = cur;
+    ++cur;
+    if (cur != buffer.end() && (*cur == '+' || *cur == '-'))
+      ++cur;
+    if (cur == buffer.end() || !isdigit(static_cast<unsigned char>(*cur)))
+      return error(begin, cur, "malformed exponent in number '" +
+                                   llvm::StringRef(begin, cur - begin) + "'");
+    (void)expBegin;
+    isFloat = true;
+    while (cur != buffer.end() && isdigit(static_cast<unsigned char>(*cur)))
+      ++cur;
+  }
+  if (cur != buffer.end() &&
+      (isalpha(static_cast<unsigned char>(*cur)) || *cur == '_')) {
+    while (cur != buffer.end() &&
+           (isalnum(static_cast<unsigned char>(*cur)) || *cur == '_'))
+      ++cur;
+    return error(begin, cur, "invalid number '" +
+                                 llvm::StringRef(begin, cur - begin) + "'");
+  }
+  std::string text(begin, cur);
+  Token t = make(isFloat ? Tok::Float : Tok::Int, begin);
+  errno = 0;
+  if (isFloat) {
+    t.floatValue = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE)
+      return error(begin, cur, "float literal '" + text + "' is out of range");
+  } else {
+    unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+    if (errno == ERANGE || v > static_cast<unsigned long long>(INT64_MAX))
+      return error(begin, cur,
+                   "integer literal '" + text + "' does not fit in 64 bits");
+    t.intValue = static_cast<int64_t>(v);
+  }
+  return t;
+}
+
+Token Lexer::next() {
+  // Skip blanks, comments and (inside brackets) line breaks.
+  while (cur != buffer.end()) {
+    char c = *cur;
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++cur;
+    } else if (c == '#') {
+      while (cur != buffer.end() && *cur != '\n')
+        ++cur;
+    } else if (c == '\\' && cur + 1 != buffer.end() && cur[1] == '\n') {
+      cur += 2; // explicit line continuation
+    } else if (c == '\n' && bracketDepth > 0) {
+      ++cur;
+    } else {
+      break;
+    }
+  }
+  const char *begin = cur;
+  if (cur == buffer.end())
+    return make(Tok::Eof, begin);
+
+  char c = *cur;
+  if (c == '\n') {
+    ++cur;
+    atLineStart = true;
+    return make(Tok::Newline, begin);
+  }
+  if (isalpha(static_cast<unsigned char>(c)) || c == '_') {
+    while (cur != buffer.end() &&
+           (isalnum(static_cast<unsigned char>(*cur)) || *cur == '_'))
+      ++cur;
+    llvm::StringRef word(begin, cur - begin);
+    Tok kind = llvm::StringSwitch<Tok>(word)
+                   .Case("kernel", Tok::KwKernel)
+                   .Case("as", Tok::KwAs)
+                   .Case("for", Tok::KwFor)
+                   .Case("in", Tok::KwIn)
+                   .Case("if", Tok::KwIf)
+                   .Case("elif", Tok::KwElif)
+                   .Case("else", Tok::KwElse)
+                   .Case("and", Tok::KwAnd)
+                   .Case("or", Tok::KwOr)
+                   .Case("not", Tok::KwNot)
+                   .Case("true", Tok::KwTrue)
+                   .Case("false", Tok::KwFalse)
+                   .Case("pass", Tok::KwPass)
+                   .Default(Tok::Ident);
+    return make(kind, begin);
+  }
+  if (isdigit(static_cast<unsigned char>(c)) ||
+      (c == '.' && cur + 1 != buffer.end() &&
+       isdigit(static_cast<unsigned char>(cur[1]))))
+    return lexNumber();
+
+  auto two = [&](char second) {
+    return cur + 1 != buffer.end() && cur[1] == second;
+  };
+  auto take = [&](Tok kind, int n) {
+    cur += n;
+    return make(kind, begin);
+  };
+  switch (c) {
+  case '(': ++bracketDepth; return take(Tok::LParen, 1);
+  case '[': ++bracketDepth; return take(Tok::LSquare, 1);
+  case ')':
+    if (bracketDepth > 0) --bracketDepth;
+    return take(Tok::RParen, 1);
+  case ']':
+    if (bracketDepth > 0) --bracketDepth;
+    return take(Tok::RSquare, 1);
+  case ',': return take(Tok::Comma, 1);
+  case ':': return two('+') ? take(Tok::SliceLen, 2) : take(Tok::Colon, 1);
+  case '=': return two('=') ? take(Tok::EqEq, 2) : take(Tok::Assign, 1);
+  case '+': return two('=') ? take(Tok::PlusAssign, 2) : take(Tok::Plus, 1);
+  case '-': return two('=') ? take(Tok::MinusAssign, 2) : take(Tok::Minus, 1);
+  case '*': return two('=') ? take(Tok::StarAssign, 2) : take(Tok::Star, 1);
+  case '/': return take(Tok::Slash, 1);
+  case '%': return take(Tok::Percent, 1);
+  case '?': return take(Tok::Question, 1);
+  case '<':
+    if (two('='))
+      return take(Tok::LessEq, 2);
+    // `kernel name<...>`: the constant list may span lines like (...).
+    if (lastKinds[0] == Tok::Ident && lastKinds[1] == Tok::KwKernel &&
+        angleDepth == 0) {
+      angleDepth = 1;
+      ++bracketDepth;
+    }
+    return take(Tok::Less, 1);
+  case '>':
+    if (two('='))
+      return take(Tok::GreaterEq, 2);
+    if (angleDepth == 1 && bracketDepth == 1) {
+      angleDepth = 0;
+      --bracketDepth;
+    }
+    return take(Tok::Greater, 1);
+  case '!':
+    if (two('='))
+      return take(Tok::NotEq, 2);
+    return error(begin, begin + 1, "unexpected '!'; write 'not' for negation");
+  default:
+    break;
+  }
+  // One diagnostic for a whole run of bytes that are not source text (a
+  // non-UTF-8 blob should not produce thousands of errors).
+  const char *end = cur + 1;
+  while (end != buffer.end() && (static_cast<unsigned char>(*end) >= 0x80))
+    ++end;
+  std::string shown;
+  if (static_cast<unsigned char>(c) >= 0x80 || !isprint(static_cast<unsigned char>(c)))
+    shown = llvm::formatv("byte 0x{0:x2}", static_cast<unsigned char>(c)).str();
+  else
+    shown = std::string("'") + c + "'";
+  return error(begin, end, "unexpected " + shown + " in source");
+}

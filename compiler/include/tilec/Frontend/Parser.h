@@ -1,0 +1,73 @@
+// Recursive-descent parser for .tile sources. On a syntax error it reports
+// one diagnostic, skips to the end of the statement (and over any block the
+// broken statement opened) and goes on, so one run shows several errors.
+#ifndef TILEC_FRONTEND_PARSER_H
+#define TILEC_FRONTEND_PARSER_H
+
+#include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/Diagnostics.h"
+#include "tilec/Frontend/Lexer.h"
+
+namespace tilec::frontend {
+
+class Parser {
+public:
+  Parser(std::vector<Token> tokens, Diagnostics &diag)
+      : tokens(std::move(tokens)), diag(diag) {}
+
+  Program parseProgram();
+
+private:
+  // Token access.
+  const Token &peek(unsigned ahead = 0) const;
+  const Token &consume();
+  bool is(Tok kind, unsigned ahead = 0) const { return peek(ahead).kind == kind; }
+  bool accept(Tok kind);
+  bool expect(Tok kind, llvm::StringRef context);
+  /// `grid` and `threads` are words only in a kernel header, so they stay
+  /// usable as names (a constant called `threads`, say).
+  bool isWord(llvm::StringRef word, unsigned ahead = 0) const;
+  bool expectWord(llvm::StringRef word, llvm::StringRef context);
+  void errorAtCurrent(const llvm::Twine &message);
+  llvm::SMRange rangeFrom(llvm::SMLoc start) const;
+
+  // Recovery.
+  void skipStatement();
+  void skipBlockIfAny();
+
+  std::unique_ptr<Kernel> parseKernel();
+  bool parseConstParam(Kernel &kernel);
+  bool parseTensorParam(Kernel &kernel);
+  bool parseNameList(std::vector<std::pair<std::string, llvm::SMRange>> &out,
+                     llvm::StringRef context);
+  bool parseBlock(Block &block, llvm::StringRef context);
+  StmtPtr parseStatement();
+  StmtPtr parseFor();
+  StmtPtr parseIf(bool isElif);
+
+  ExprPtr parseExpr();
+  ExprPtr parseTernary();
+  ExprPtr parseOr();
+  ExprPtr parseAnd();
+  ExprPtr parseNot();
+  ExprPtr parseComparison();
+  ExprPtr parseAdditive();
+  ExprPtr parseMultiplicative();
+  ExprPtr parseUnary();
+  ExprPtr parsePrimary();
+  ExprPtr parseCallRest(const Token &name);
+  ExprPtr parseIndexRest(const Token &name);
+  ExprPtr parseAllocRest(const Token &space);
+
+  std::vector<Token> tokens;
+  size_t pos = 0;
+  Diagnostics &diag;
+  unsigned depth = 0; // guards the recursion against pathological nesting
+};
+
+/// Lexes and parses a whole buffer.
+Program parseSource(llvm::StringRef buffer, Diagnostics &diag);
+
+} // namespace tilec::frontend
+
+#endif
