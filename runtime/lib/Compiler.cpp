@@ -92,7 +92,10 @@ Compiler::Compiler(CompilerConfig config)
 Compiler::~Compiler() = default;
 
 const Compiler::Nvrtc &Compiler::nvrtc() const {
-  std::call_once(nvrtcLoaded_, [this] {
+  std::lock_guard<std::mutex> lock(nvrtcMutex_);
+  if (nvrtc_)
+    return *nvrtc_;
+  {
     std::string tried;
     detail::DynamicLibrary library;
     std::string loadedPath;
@@ -127,7 +130,7 @@ const Compiler::Nvrtc &Compiler::nvrtc() const {
     nvrtc->version(&nvrtc->major, &nvrtc->minor);
     library.release(); // programs may outlive any one Compiler; NVRTC stays loaded
     nvrtc_ = std::move(nvrtc);
-  });
+  }
   return *nvrtc_;
 }
 
@@ -219,6 +222,12 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
   cubin.image.resize(cubinSize);
   api.getCubin(program, cubin.image.data());
   cubin.arch = options.arch;
+  // NVRTC >= 12.9 on a machine with a driver may serve a program from the CUDA compute cache (~/.nv/ComputeCache)
+  // without running ptxas, and then the log has no register/spill figures. Say so in the log rather than leave a
+  // silently empty one; CUDA_CACHE_DISABLE=1 makes NVRTC compile for real.
+  if (log.find("ptxas info") == std::string::npos)
+    log += "tilec: NVRTC returned no ptxas -v output (the program was probably served from the CUDA compute "
+           "cache); set CUDA_CACHE_DISABLE=1 to get register and spill figures\n";
   cubin.log = std::move(log);
   cubin.options = std::move(optionStrings);
   return cubin;

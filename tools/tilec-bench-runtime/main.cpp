@@ -188,6 +188,9 @@ void benchLaunch(Runtime &runtime, Driver &driver) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Cold compiles must be cold: NVRTC >= 12.9 otherwise answers repeats from the CUDA compute cache. Set before
+  // NVRTC or the driver are loaded.
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
   std::string arch;
   int repeat = 10;
   for (int i = 1; i < argc; ++i) {

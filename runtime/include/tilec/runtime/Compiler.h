@@ -88,7 +88,9 @@ private:
   CompilerConfig config_;
   std::string cudaIncludeDir_;
   mutable std::unique_ptr<Nvrtc> nvrtc_;
-  mutable std::once_flag nvrtcLoaded_;
+  // A mutex rather than std::call_once: call_once runs on pthread_once, which a load failure (an exception) must
+  // not unwind through.
+  mutable std::mutex nvrtcMutex_;
 };
 
 } // namespace tilec::runtime

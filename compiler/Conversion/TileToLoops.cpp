@@ -1,0 +1,550 @@
+// tile-to-loops: tile-level kernels as sequential loop nests on plain memrefs,
+// the reference semantics that the CPU backend executes.
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+namespace tilec {
+#define GEN_PASS_DEF_TILETOLOOPS
+#include "tilec/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec::tile;
+
+namespace {
+
+/// The memref type without the tile memory space (what the LLVM lowering
+/// understands).
+MemRefType plainType(MemRefType type) {
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         type.getLayout());
+}
+
+Value constIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Converts a scalar between element types, rounding to nearest even.
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  if (fromF && toF)
+    return fromF.getWidth() < toF.getWidth()
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (!fromF && toF)
+    return from.isInteger(1) ? arith::UIToFPOp::create(b, loc, to, v).getResult()
+                             : arith::SIToFPOp::create(b, loc, to, v).getResult();
+  if (fromF && !toF)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  return fw < tw ? arith::ExtSIOp::create(b, loc, to, v).getResult()
+                 : arith::TruncIOp::create(b, loc, to, v).getResult();
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+}
+
+/// A tile operand seen as a logical array: a whole memref, or a region (a
+/// window of a base memref at offsets, with unit dims dropped and masked
+/// accesses).
+struct View {
+  Value base;                       // converted (plain) memref
+  SmallVector<int64_t> logicalShape; // shape of the tile operand's type
+  // Regions only:
+  bool masked = false;
+  SmallVector<Value> offsets;       // one per base dim
+  SmallVector<int64_t> sizes;       // one per base dim
+  double pad = 0;
+
+  Type elementType() const {
+    return cast<MemRefType>(base.getType()).getElementType();
+  }
+
+  /// Base-memref indices of a logical index.
+  SmallVector<Value> baseIndices(OpBuilder &b, Location loc,
+                                 ValueRange logical) const {
+    if (!masked)
+      return llvm::to_vector(logical);
+    SmallVector<Value> out;
+    unsigned k = 0;
+    for (auto [d, size] : llvm::enumerate(sizes)) {
+      if (size == 1) {
+        out.push_back(offsets[d]);
+        continue;
+      }
+      out.push_back(arith::AddIOp::create(b, loc, offsets[d], logical[k++]));
+    }
+    return out;
+  }
+
+  /// Whether base indices fall inside the base memref (always for memrefs).
+  Value inBounds(OpBuilder &b, Location loc, ValueRange idx) const {
+    Value ok;
+    for (auto [d, i] : llvm::enumerate(idx)) {
+      Value dim = memref::DimOp::create(b, loc, base, static_cast<int64_t>(d));
+      // Unsigned: a negative index is out of bounds too.
+      Value c = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, dim);
+      ok = ok ? arith::AndIOp::create(b, loc, ok, c).getResult() : c;
+    }
+    return ok;
+  }
+
+  Value load(OpBuilder &b, Location loc, ValueRange logical) const {
+    SmallVector<Value> idx = baseIndices(b, loc, logical);
+    if (!masked)
+      return memref::LoadOp::create(b, loc, base, idx);
+    Type t = elementType();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, inBounds(b, loc, idx),
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value v = memref::LoadOp::create(b, loc, base, idx);
+      scf::YieldOp::create(b, loc, v);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      Value p = isa<FloatType>(t)
+                    ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, pad)).getResult()
+                    : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, (int64_t)pad)).getResult();
+      scf::YieldOp::create(b, loc, p);
+    }
+    return ifOp.getResult(0);
+  }
+
+  /// Calls `body(baseIndices)` where the element exists.
+  void guarded(OpBuilder &b, Location loc, ValueRange logical,
+               function_ref<void(ValueRange)> body) const {
+    SmallVector<Value> idx = baseIndices(b, loc, logical);
+    if (!masked) {
+      body(idx);
+      return;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, inBounds(b, loc, idx),
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    body(idx);
+  }
+
+  void store(OpBuilder &b, Location loc, Value v, ValueRange logical) const {
+    guarded(b, loc, logical, [&](ValueRange idx) {
+      memref::StoreOp::create(b, loc, v, base, idx);
+    });
+  }
+
+  /// Logical index from an index over the squeezed shape (unit dims get 0).
+  SmallVector<Value> expand(OpBuilder &b, Location loc,
+                            ValueRange squeezed) const {
+    SmallVector<Value> out;
+    unsigned k = 0;
+    for (int64_t e : logicalShape)
+      out.push_back(e == 1 ? constIndex(b, loc, 0) : squeezed[k++]);
+    return out;
+  }
+};
+
+/// Emits a loop nest over `shape` and calls `body` with the induction
+/// variables at the innermost level.
+void loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+              function_ref<void(ValueRange)> body) {
+  SmallVector<Value> ivs;
+  OpBuilder::InsertionGuard g(b);
+  Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
+  for (int64_t e : shape) {
+    auto loop = scf::ForOp::create(b, loc, zero, constIndex(b, loc, e), one);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    ivs.push_back(loop.getInductionVar());
+  }
+  body(ivs);
+}
+
+class KernelLowering {
+public:
+  KernelLowering(KernelOp kernel) : kernel(kernel), b(kernel) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult lowerBlock(Block &from);
+  LogicalResult lowerOp(Operation &op);
+  View viewOf(Value old);
+  Value evalAffine(AffineExpr e, ArrayRef<Value> symbols, Location loc);
+
+  LogicalResult lowerCopy(CopyOp op);
+  LogicalResult lowerFill(FillOp op);
+  LogicalResult lowerGemm(GemmOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerAtomicAdd(AtomicAddOp op);
+
+  KernelOp kernel;
+  OpBuilder b;
+  IRMapping map;
+  DenseMap<Value, View> regions;
+};
+
+View KernelLowering::viewOf(Value old) {
+  auto it = regions.find(old);
+  if (it != regions.end())
+    return it->second;
+  View v;
+  v.base = map.lookup(old);
+  v.logicalShape = getShapeOf(old.getType());
+  return v;
+}
+
+Value KernelLowering::evalAffine(AffineExpr e, ArrayRef<Value> symbols,
+                                 Location loc) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return constIndex(b, loc, c.getValue());
+  if (auto s = dyn_cast<AffineSymbolExpr>(e))
+    return symbols[s.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = evalAffine(bin.getLHS(), symbols, loc);
+  Value r = evalAffine(bin.getRHS(), symbols, loc);
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::Mod: return arith::RemSIOp::create(b, loc, l, r);
+  default: llvm_unreachable("unexpected affine expression");
+  }
+}
+
+LogicalResult KernelLowering::run() {
+  Location loc = kernel.getLoc();
+  auto module = kernel->getParentOfType<ModuleOp>();
+  SmallVector<Type> args;
+  for (Type t : kernel.getFunctionType().getInputs())
+    args.push_back(isa<MemRefType>(t) ? plainType(cast<MemRefType>(t)) : t);
+  SmallVector<Type> blockArgs(args);
+  for (unsigned i = 0; i < kernel.getGridRank(); ++i)
+    blockArgs.push_back(b.getIndexType());
+
+  // @k_block: one block.
+  b.setInsertionPoint(kernel);
+  auto blockFn = func::FuncOp::create(b, loc, (kernel.getSymName() + "_block").str(),
+                                      b.getFunctionType(blockArgs, {}));
+  blockFn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  Block *entry = blockFn.addEntryBlock();
+  for (auto [from, to] : llvm::zip(kernel.getBodyBlock().getArguments(),
+                                   entry->getArguments()))
+    map.map(from, to);
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> allocs;
+  // Tiles live for one block: allocated on entry, freed on exit.
+  for (Operation &op : kernel.getBodyBlock())
+    (void)op;
+  if (failed(lowerBlock(kernel.getBodyBlock())))
+    return failure();
+  kernel.walk([&](AllocOp alloc) { allocs.push_back(map.lookup(alloc.getResult())); });
+  for (Value a : allocs)
+    memref::DeallocOp::create(b, loc, a);
+  func::ReturnOp::create(b, loc);
+
+  // @k: the whole grid, blocks in order.
+  b.setInsertionPoint(kernel);
+  auto gridFn = func::FuncOp::create(b, loc, kernel.getSymName(),
+                                     b.getFunctionType(args, {}));
+  gridFn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  Block *gridEntry = gridFn.addEntryBlock();
+  b.setInsertionPointToStart(gridEntry);
+  SmallVector<Value> symbols;
+  for (unsigned i = 0; i < kernel.getGrid().getNumSymbols(); ++i) {
+    auto [arg, dim] = kernel.getGridSymbol(i);
+    symbols.push_back(memref::DimOp::create(b, loc, gridEntry->getArgument(arg), dim));
+  }
+  SmallVector<Value> extents;
+  for (AffineExpr e : kernel.getGrid().getResults())
+    extents.push_back(evalAffine(e, symbols, loc));
+  SmallVector<Value> ivs;
+  {
+    OpBuilder::InsertionGuard g(b);
+    Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
+    for (Value e : extents) {
+      auto loop = scf::ForOp::create(b, loc, zero, e, one);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      ivs.push_back(loop.getInductionVar());
+    }
+    SmallVector<Value> callArgs(gridEntry->getArguments());
+    callArgs.append(ivs);
+    func::CallOp::create(b, loc, blockFn, callArgs);
+  }
+  func::ReturnOp::create(b, loc);
+  (void)module;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBlock(Block &from) {
+  for (Operation &op : from)
+    if (failed(lowerOp(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOp(Operation &op) {
+  Location loc = op.getLoc();
+  if (auto alloc = dyn_cast<AllocOp>(op)) {
+    Value m = memref::AllocOp::create(b, loc, plainType(alloc.getType()));
+    map.map(alloc.getResult(), m);
+    return success();
+  }
+  if (auto region = dyn_cast<RegionOp>(op)) {
+    View v = viewOf(region.getSource());
+    View r;
+    r.base = v.base;
+    r.masked = true;
+    r.logicalShape = llvm::to_vector(region.getType().getShape());
+    for (Value o : region.getOffsets())
+      r.offsets.push_back(map.lookup(o));
+    r.sizes = llvm::to_vector(region.getSizes());
+    r.pad = region.getPad() ? region.getPad()->convertToDouble() : 0.0;
+    if (v.masked) {
+      // A region of a region is never produced; refuse rather than guess.
+      return op.emitOpError("tile-to-loops: a region of a region is not supported");
+    }
+    regions[region.getResult()] = r;
+    return success();
+  }
+  if (auto copy = dyn_cast<CopyOp>(op))
+    return lowerCopy(copy);
+  if (auto fill = dyn_cast<FillOp>(op))
+    return lowerFill(fill);
+  if (auto gemm = dyn_cast<GemmOp>(op))
+    return lowerGemm(gemm);
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return lowerReduce(reduce);
+  if (auto atomic = dyn_cast<AtomicAddOp>(op))
+    return lowerAtomicAdd(atomic);
+  if (auto par = dyn_cast<ParallelOp>(op)) {
+    OpBuilder::InsertionGuard g(b);
+    Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
+    for (auto [iv, e] : llvm::zip(par.getInductionVars(), par.getExtents())) {
+      auto loop = scf::ForOp::create(b, loc, zero, constIndex(b, loc, e), one);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      map.map(iv, loop.getInductionVar());
+    }
+    return lowerBlock(par.getBodyBlock());
+  }
+  if (auto pipe = dyn_cast<PipelinedOp>(op)) {
+    OpBuilder::InsertionGuard g(b);
+    auto loop = scf::ForOp::create(b, loc, map.lookup(pipe.getLower()),
+                                   map.lookup(pipe.getUpper()),
+                                   constIndex(b, loc, 1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    map.map(pipe.getInductionVar(), loop.getInductionVar());
+    return lowerBlock(pipe.getBodyBlock());
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    SmallVector<Value> inits;
+    for (Value v : forOp.getInitArgs())
+      inits.push_back(map.lookup(v));
+    auto loop = scf::ForOp::create(b, loc, map.lookup(forOp.getLowerBound()),
+                                   map.lookup(forOp.getUpperBound()),
+                                   map.lookup(forOp.getStep()), inits);
+    for (auto [from, to] : llvm::zip(forOp.getBody()->getArguments(),
+                                     loop.getBody()->getArguments()))
+      map.map(from, to);
+    for (auto [from, to] : llvm::zip(forOp.getResults(), loop.getResults()))
+      map.map(from, to);
+    OpBuilder::InsertionGuard g(b);
+    // The new loop's body holds a default yield only when it has no results.
+    if (!loop.getBody()->empty())
+      loop.getBody()->getTerminator()->erase();
+    b.setInsertionPointToEnd(loop.getBody());
+    return lowerBlock(*forOp.getBody());
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    auto newIf = scf::IfOp::create(b, loc, ifOp.getResultTypes(),
+                                   map.lookup(ifOp.getCondition()),
+                                   /*withElseRegion=*/!ifOp.getElseRegion().empty());
+    for (auto [from, to] : llvm::zip(ifOp.getResults(), newIf.getResults()))
+      map.map(from, to);
+    OpBuilder::InsertionGuard g(b);
+    for (auto [from, to] : {std::pair<Region *, Region *>{&ifOp.getThenRegion(), &newIf.getThenRegion()},
+                            {&ifOp.getElseRegion(), &newIf.getElseRegion()}}) {
+      if (from->empty())
+        continue;
+      Block &toBlock = to->front();
+      if (!toBlock.empty())
+        toBlock.getTerminator()->erase();
+      b.setInsertionPointToEnd(&toBlock);
+      if (failed(lowerBlock(from->front())))
+        return failure();
+    }
+    return success();
+  }
+  if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp, scf::YieldOp>(op) ||
+      op.getDialect()->getNamespace() == "arith" ||
+      op.getDialect()->getNamespace() == "math") {
+    if (op.getNumRegions() != 0)
+      return op.emitOpError("tile-to-loops: unexpected region");
+    b.clone(op, map);
+    return success();
+  }
+  return op.emitOpError("tile-to-loops: cannot lower this op");
+}
+
+LogicalResult KernelLowering::lowerCopy(CopyOp op) {
+  Location loc = op.getLoc();
+  View src = viewOf(op.getSource()), dst = viewOf(op.getTarget());
+  SmallVector<int64_t> shape = getSqueezedShape(src.logicalShape);
+  loopNest(b, loc, shape, [&](ValueRange ivs) {
+    Value v = src.load(b, loc, src.expand(b, loc, ivs));
+    v = convertScalar(b, loc, v, dst.elementType());
+    dst.store(b, loc, v, dst.expand(b, loc, ivs));
+  });
+  return success();
+}
+
+LogicalResult KernelLowering::lowerFill(FillOp op) {
+  Location loc = op.getLoc();
+  View dst = viewOf(op.getTarget());
+  Value v = map.lookup(op.getValue());
+  loopNest(b, loc, dst.logicalShape,
+           [&](ValueRange ivs) { dst.store(b, loc, v, ivs); });
+  return success();
+}
+
+LogicalResult KernelLowering::lowerGemm(GemmOp op) {
+  Location loc = op.getLoc();
+  View a = viewOf(op.getA()), bv = viewOf(op.getB()), c = viewOf(op.getC());
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  int64_t m = c.logicalShape[0], n = c.logicalShape[1];
+  int64_t k = ta ? a.logicalShape[0] : a.logicalShape[1];
+  Type f32 = b.getF32Type();
+  loopNest(b, loc, {m, n}, [&](ValueRange ij) {
+    Value init = op.getClear() ? zeroOf(b, loc, f32)
+                               : convertScalar(b, loc, c.load(b, loc, ij), f32);
+    auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0),
+                                   constIndex(b, loc, k), constIndex(b, loc, 1),
+                                   ValueRange{init});
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kk = loop.getInductionVar();
+      SmallVector<Value> ai = ta ? SmallVector<Value>{kk, ij[0]} : SmallVector<Value>{ij[0], kk};
+      SmallVector<Value> bi = tb ? SmallVector<Value>{ij[1], kk} : SmallVector<Value>{kk, ij[1]};
+      Value x = convertScalar(b, loc, a.load(b, loc, ai), f32);
+      Value y = convertScalar(b, loc, bv.load(b, loc, bi), f32);
+      Value prod = arith::MulFOp::create(b, loc, x, y);
+      Value acc = arith::AddFOp::create(b, loc, loop.getRegionIterArg(0), prod);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    c.store(b, loc, convertScalar(b, loc, loop.getResult(0), c.elementType()), ij);
+  });
+  return success();
+}
+
+LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
+  Location loc = op.getLoc();
+  View src = viewOf(op.getSource()), dst = viewOf(op.getTarget());
+  int64_t dim = op.getDim();
+  Type t = src.elementType();
+  bool isFloat = isa<FloatType>(t);
+  ReduceKind kind = op.getKind();
+  Value identity;
+  if (kind == ReduceKind::Sum) {
+    identity = zeroOf(b, loc, t);
+  } else if (isFloat) {
+    double inf = std::numeric_limits<double>::infinity();
+    identity = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(t, kind == ReduceKind::Max ? -inf : inf));
+  } else {
+    unsigned w = t.getIntOrFloatBitWidth();
+    APInt v = kind == ReduceKind::Max ? APInt::getSignedMinValue(w)
+                                      : APInt::getSignedMaxValue(w);
+    identity = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
+  }
+  auto combine = [&](Value x, Value y) -> Value {
+    switch (kind) {
+    case ReduceKind::Sum:
+      return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                     : arith::AddIOp::create(b, loc, x, y).getResult();
+    case ReduceKind::Max:
+      return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                     : arith::MaxSIOp::create(b, loc, x, y).getResult();
+    case ReduceKind::Min:
+      return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                     : arith::MinSIOp::create(b, loc, x, y).getResult();
+    }
+    llvm_unreachable("reduce kind");
+  };
+  loopNest(b, loc, dst.logicalShape, [&](ValueRange out) {
+    Value init = op.getClear() ? identity : dst.load(b, loc, out);
+    auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0),
+                                   constIndex(b, loc, src.logicalShape[dim]),
+                                   constIndex(b, loc, 1), ValueRange{init});
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> in(out.begin(), out.end());
+      in.insert(in.begin() + dim, loop.getInductionVar());
+      Value x = src.load(b, loc, in);
+      scf::YieldOp::create(b, loc, combine(loop.getRegionIterArg(0), x));
+    }
+    dst.store(b, loc, loop.getResult(0), out);
+  });
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAtomicAdd(AtomicAddOp op) {
+  Location loc = op.getLoc();
+  View dst = viewOf(op.getDest());
+  Type t = dst.elementType();
+  bool isFloat = isa<FloatType>(t);
+  // dst = round(dst + value), computed in f32 for 16-bit floats.
+  Type acc = isFloat && t.getIntOrFloatBitWidth() < 32 ? b.getF32Type() : t;
+  auto addInto = [&](ValueRange idx, Value v) {
+    Value old = convertScalar(b, loc, memref::LoadOp::create(b, loc, dst.base, idx), acc);
+    Value add = convertScalar(b, loc, v, acc);
+    Value sum = isFloat ? arith::AddFOp::create(b, loc, old, add).getResult()
+                        : arith::AddIOp::create(b, loc, old, add).getResult();
+    memref::StoreOp::create(b, loc, convertScalar(b, loc, sum, t), dst.base, idx);
+  };
+  if (!op.getIndices().empty()) {
+    // Element form on a buffer: bounds-checked like a region access.
+    SmallVector<Value> idx;
+    for (Value i : op.getIndices())
+      idx.push_back(map.lookup(i));
+    View checked = dst;
+    checked.masked = true;
+    Value ok = checked.inBounds(b, loc, idx);
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, ok, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    addInto(idx, map.lookup(op.getValue()));
+    return success();
+  }
+  View src = viewOf(op.getValue());
+  SmallVector<int64_t> shape = getSqueezedShape(src.logicalShape);
+  loopNest(b, loc, shape, [&](ValueRange ivs) {
+    Value v = src.load(b, loc, src.expand(b, loc, ivs));
+    dst.guarded(b, loc, dst.expand(b, loc, ivs),
+                [&](ValueRange idx) { addInto(idx, v); });
+  });
+  return success();
+}
+
+struct TileToLoops : tilec::impl::TileToLoopsBase<TileToLoops> {
+  void runOnOperation() override {
+    SmallVector<KernelOp> kernels;
+    getOperation().walk([&](KernelOp k) { kernels.push_back(k); });
+    for (KernelOp k : kernels) {
+      KernelLowering lowering(k);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      k->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,426 @@
+#include "tilec/Target/CPU/CPURunner.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+using namespace mlir;
+
+namespace tilec::cpu {
+
+const char *dtypeName(DType d) {
+  switch (d) {
+  case DType::BF16: return "bf16";
+  case DType::F16: return "f16";
+  case DType::F32: return "f32";
+  case DType::I32: return "i32";
+  case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+size_t dtypeSize(DType d) {
+  switch (d) {
+  case DType::BF16:
+  case DType::F16: return 2;
+  case DType::F32:
+  case DType::I32: return 4;
+  case DType::Bool: return 1;
+  }
+  return 0;
+}
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : dtype(dtype), shape(std::move(shape)) {
+  bytes.assign(numel() * dtypeSize(dtype), 0);
+}
+
+int64_t HostTensor::numel() const {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1},
+                         std::multiplies<int64_t>());
+}
+
+static float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+static uint32_t floatToBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
+static uint16_t floatToBF16(float f) {
+  uint32_t bits = floatToBits(f);
+  if ((bits & 0x7fffffff) > 0x7f800000) // NaN stays NaN
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fff + ((bits >> 16) & 1);   // round to nearest even
+  return static_cast<uint16_t>(bits >> 16);
+}
+static float halfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp == 0x1f)
+    return bitsToFloat(sign | 0x7f800000 | (mant << 13));
+  if (exp == 0) {
+    if (mant == 0)
+      return bitsToFloat(sign);
+    float f = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -f : f;
+  }
+  return bitsToFloat(sign | ((exp + 112) << 23) | (mant << 13));
+}
+static uint16_t floatToHalf(float f) {
+  // Exact enough for tests: route through the compiler's conversion.
+  _Float16 h = static_cast<_Float16>(f);
+  uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bits;
+}
+
+double HostTensor::get(int64_t i) const {
+  const uint8_t *p = bytes.data() + i * dtypeSize(dtype);
+  switch (dtype) {
+  case DType::BF16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return bitsToFloat(static_cast<uint32_t>(v) << 16);
+  }
+  case DType::F16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return halfToFloat(v);
+  }
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case DType::Bool:
+    return *p ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+void HostTensor::set(int64_t i, double v) {
+  uint8_t *p = bytes.data() + i * dtypeSize(dtype);
+  switch (dtype) {
+  case DType::BF16: {
+    uint16_t b = floatToBF16(static_cast<float>(v));
+    std::memcpy(p, &b, 2);
+    return;
+  }
+  case DType::F16: {
+    uint16_t b = floatToHalf(static_cast<float>(v));
+    std::memcpy(p, &b, 2);
+    return;
+  }
+  case DType::F32: {
+    float f = static_cast<float>(v);
+    std::memcpy(p, &f, 4);
+    return;
+  }
+  case DType::I32: {
+    int32_t x = static_cast<int32_t>(v);
+    std::memcpy(p, &x, 4);
+    return;
+  }
+  case DType::Bool:
+    *p = v != 0;
+    return;
+  }
+}
+
+static std::optional<DType> dtypeOf(Type t) {
+  if (t.isBF16()) return DType::BF16;
+  if (t.isF16()) return DType::F16;
+  if (t.isF32()) return DType::F32;
+  if (t.isSignlessInteger(32)) return DType::I32;
+  if (t.isInteger(1)) return DType::Bool;
+  return std::nullopt;
+}
+
+// LLVM's x86 backend keeps bf16 and f16 values that cross basic blocks (phi
+// nodes of masked loads) in f32 and calls these soft-float helpers to convert;
+// libgcc 12 lacks the bf16 ones, so the JIT gets its own. bf16/f16 travel in
+// the low 16 bits of an XMM register, which is how _Float16 is passed.
+extern "C" {
+static _Float16 tilecTruncSFBF2(float f) {
+  uint16_t bits = floatToBF16(f);
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return h;
+}
+static float tilecExtendBFSF2(_Float16 h) {
+  uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bitsToFloat(static_cast<uint32_t>(bits) << 16);
+}
+static _Float16 tilecTruncSFHF2(float f) { return static_cast<_Float16>(f); }
+static float tilecExtendHFSF2(_Float16 h) { return static_cast<float>(h); }
+}
+
+CPUModule::~CPUModule() = default;
+
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::make_error<llvm::StringError>(message,
+                                             llvm::inconvertibleErrorCode());
+}
+
+llvm::Expected<std::unique_ptr<CPUModule>> CPUModule::compile(ModuleOp module) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  MLIRContext *context = module.getContext();
+  registerBuiltinDialectTranslation(*context);
+  registerLLVMDialectTranslation(*context);
+
+  std::unique_ptr<CPUModule> result(new CPUModule());
+  for (auto kernel : module.getOps<tile::KernelOp>()) {
+    KernelInfo info;
+    info.name = kernel.getSymName().str();
+    auto names = kernel->getAttrOfType<ArrayAttr>("tile.arg_names");
+    for (auto [i, t] : llvm::enumerate(kernel.getFunctionType().getInputs())) {
+      auto memref = dyn_cast<MemRefType>(t);
+      if (!memref)
+        return error("kernel '" + info.name + "': the CPU backend takes tensor "
+                     "arguments only");
+      auto dtype = dtypeOf(memref.getElementType());
+      if (!dtype)
+        return error("kernel '" + info.name + "': unsupported element type");
+      info.argTypes.push_back(*dtype);
+      std::vector<int64_t> shape;
+      for (int64_t d : memref.getShape())
+        shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+      info.argStaticShapes.push_back(shape);
+      info.argNames.push_back(
+          names && i < names.size()
+              ? cast<StringAttr>(names[i]).str()
+              : ("#" + llvm::Twine(i)).str());
+    }
+    info.grid = kernel.getGrid();
+    for (unsigned i = 0; i < info.grid.getNumSymbols(); ++i)
+      info.gridSymbols.push_back(kernel.getGridSymbol(i));
+    if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"))
+      for (Attribute a : shapes)
+        info.argShapes.push_back(cast<AffineMapAttr>(a).getValue());
+    if (auto dims = kernel->getAttrOfType<ArrayAttr>("tile.dim_names"))
+      for (Attribute a : dims)
+        info.dimNames.push_back(cast<StringAttr>(a).str());
+    result->infos.push_back(std::move(info));
+  }
+
+  PassManager pm(context);
+  pm.addPass(tilec::createTileToLoops());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSCFToControlFlowPass());
+  // bf16/f16 arithmetic runs in f32; then the remaining bf16 <-> f32
+  // conversions become integer bit manipulation (x86 has no bf16 ops).
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16", "f16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream os(diagnostics);
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &d) {
+      os << d.getLocation() << ": " << d.str() << "\n";
+      return success();
+    });
+    if (failed(pm.run(module)))
+      return error("lowering to LLVM for the CPU failed:\n" + diagnostics);
+  }
+
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    return engine.takeError();
+  result->engine = std::move(*engine);
+  result->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](const char *name, auto *fn) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("__truncsfbf2", &tilecTruncSFBF2);
+    add("__extendbfsf2", &tilecExtendBFSF2);
+    add("__truncsfhf2", &tilecTruncSFHF2);
+    add("__extendhfsf2", &tilecExtendHFSF2);
+    return symbols;
+  });
+  return result;
+}
+
+const KernelInfo *CPUModule::kernel(llvm::StringRef name) const {
+  for (auto &k : infos)
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+static int64_t evalAffine(AffineExpr e, llvm::ArrayRef<int64_t> symbols) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return c.getValue();
+  if (auto s = dyn_cast<AffineSymbolExpr>(e))
+    return symbols[s.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  int64_t l = evalAffine(bin.getLHS(), symbols);
+  int64_t r = evalAffine(bin.getRHS(), symbols);
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return l + r;
+  case AffineExprKind::Mul: return l * r;
+  case AffineExprKind::FloorDiv: return l >= 0 ? l / r : -((-l + r - 1) / r);
+  case AffineExprKind::CeilDiv: return l >= 0 ? (l + r - 1) / r : -((-l) / r);
+  case AffineExprKind::Mod: return ((l % r) + r) % r;
+  default: return 0;
+  }
+}
+
+/// A ranked memref descriptor as the C interface expects it:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+struct Descriptor {
+  std::vector<int64_t> words;
+  Descriptor(HostTensor &t) {
+    size_t rank = t.shape.size();
+    words.resize(3 + 2 * rank);
+    auto ptr = reinterpret_cast<int64_t>(t.bytes.data());
+    words[0] = ptr;
+    words[1] = ptr;
+    words[2] = 0;
+    int64_t stride = 1;
+    for (size_t i = rank; i-- > 0;) {
+      words[3 + i] = t.shape[i];
+      words[3 + rank + i] = stride;
+      stride *= t.shape[i];
+    }
+  }
+};
+
+llvm::Error CPUModule::run(llvm::StringRef name, std::vector<HostTensor *> args,
+                           const RunOptions &options) {
+  const KernelInfo *info = kernel(name);
+  if (!info)
+    return error("no kernel named '" + name + "'");
+  if (args.size() != info->argTypes.size())
+    return error("kernel '" + name + "' takes " +
+                 llvm::Twine(info->argTypes.size()) + " tensors, got " +
+                 llvm::Twine(args.size()));
+  // Dtype, rank, static dims.
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &param = info->argNames[i];
+    if (!args[i])
+      return error("argument '" + param + "' is missing");
+    if (args[i]->dtype != info->argTypes[i])
+      return error("argument '" + param + "' must be " +
+                   dtypeName(info->argTypes[i]) + ", got " +
+                   dtypeName(args[i]->dtype));
+    if (args[i]->shape.size() != info->argStaticShapes[i].size())
+      return error("argument '" + param + "' must have rank " +
+                   llvm::Twine(info->argStaticShapes[i].size()) + ", got " +
+                   llvm::Twine(args[i]->shape.size()));
+    for (size_t d = 0; d < args[i]->shape.size(); ++d) {
+      int64_t expected = info->argStaticShapes[i][d];
+      if (args[i]->shape[d] < 0 || (expected >= 0 && args[i]->shape[d] != expected))
+        return error("argument '" + param + "' dimension " + llvm::Twine(d) +
+                     " must be " + llvm::Twine(expected) + ", got " +
+                     llvm::Twine(args[i]->shape[d]));
+    }
+  }
+  // Named dims: read from where each is bound, then every argument's dims
+  // must agree with its declared shape expression.
+  std::vector<int64_t> symbols;
+  for (auto [arg, dim] : info->gridSymbols)
+    symbols.push_back(args[arg]->shape[dim]);
+  for (size_t i = 0; i < info->argShapes.size() && i < args.size(); ++i) {
+    AffineMap shape = info->argShapes[i];
+    for (unsigned d = 0; d < shape.getNumResults(); ++d) {
+      int64_t expected = evalAffine(shape.getResult(d), symbols);
+      if (args[i]->shape[d] != expected) {
+        std::string what;
+        llvm::raw_string_ostream os(what);
+        shape.getResult(d).print(os);
+        for (size_t s = 0; s < info->dimNames.size(); ++s) {
+          std::string sym = "s" + std::to_string(s);
+          for (size_t at; (at = what.find(sym)) != std::string::npos;)
+            what.replace(at, sym.size(), info->dimNames[s]);
+        }
+        return error("argument '" + info->argNames[i] + "' dimension " +
+                     llvm::Twine(d) + " is " + llvm::Twine(args[i]->shape[d]) +
+                     " but the signature says " + what + " = " +
+                     llvm::Twine(expected));
+      }
+    }
+  }
+  std::vector<int64_t> extents;
+  for (AffineExpr e : info->grid.getResults())
+    extents.push_back(evalAffine(e, symbols));
+  int64_t blocks = 1;
+  for (int64_t e : extents)
+    blocks *= std::max<int64_t>(e, 0);
+  std::vector<int64_t> order(blocks);
+  std::iota(order.begin(), order.end(), 0);
+  if (options.shuffleBlocks) {
+    std::mt19937_64 rng(options.seed);
+    std::shuffle(order.begin(), order.end(), rng);
+  }
+
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(args.size());
+  for (HostTensor *t : args)
+    descriptors.emplace_back(*t);
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.words.data());
+  std::vector<int64_t> blockIndex(extents.size());
+  std::vector<void *> packed;
+  for (auto &p : descriptorPtrs)
+    packed.push_back(&p);
+  for (auto &b : blockIndex)
+    packed.push_back(&b);
+  std::string fn = "_mlir_ciface_" + name.str() + "_block";
+  for (int64_t linear : order) {
+    int64_t rest = linear;
+    for (size_t d = 0; d < extents.size(); ++d) {
+      blockIndex[d] = rest % extents[d];
+      rest /= extents[d];
+    }
+    if (llvm::Error err = engine->invokePacked(fn, packed))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace tilec::cpu

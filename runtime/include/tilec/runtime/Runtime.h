@@ -1,0 +1,67 @@
+// The runtime's front door: compile CUDA C++ through the caches and build modules from the results.
+//
+//   tilec::runtime::Runtime runtime;                        // loads nothing yet
+//   auto compiled = runtime.compile(source, {"sm_90a"});    // NVRTC, memory cache, disk cache
+//   auto module = runtime.loadModule({compiled.cubin}, {entrySpec});
+//   module->entry("gemm").launch(stream, a, b, c);          // driver loaded here, arguments checked first
+#pragma once
+
+#include "tilec/runtime/Cache.h"
+#include "tilec/runtime/Compiler.h"
+#include "tilec/runtime/Driver.h"
+#include "tilec/runtime/Module.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::runtime {
+
+// The tilec version compiled into the library ("0.1.0"); part of every cache key.
+const char *version();
+
+struct RuntimeOptions {
+  // libcuda to load on first need; default $TILEC_CUDA_DRIVER_LIBRARY, else libcuda.so.1.
+  std::string driverLibrary = Driver::defaultLibraryPath();
+  CompilerConfig compiler;
+  // Disk cache directory. Unset: defaultCacheDirectory() (honours TILEC_CACHE=0); empty string: no disk cache.
+  std::optional<std::string> cacheDirectory;
+};
+
+struct CompileResult {
+  std::shared_ptr<const Cubin> cubin;
+  CacheSource source;
+  std::string key;
+};
+
+class Runtime {
+public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+
+  // Compiles through the caches. An empty options.arch means the current device's (which needs the driver: without
+  // one this throws NoDriverError suggesting an explicit arch).
+  CompileResult compile(const std::string &source, CompileOptions options = {});
+
+  std::shared_ptr<Module> loadModule(std::vector<std::shared_ptr<const Cubin>> cubins,
+                                     std::vector<EntrySpec> entries) const;
+
+  // Loads the driver on first use; throws NoDriverError.
+  Driver &driver();
+  // The current device's arch, e.g. "sm_90a".
+  std::string deviceArch();
+
+  Compiler &compiler() { return compiler_; }
+  KernelCache &cache() { return cache_; }
+  const RuntimeOptions &options() const { return options_; }
+
+private:
+  RuntimeOptions options_;
+  Compiler compiler_;
+  KernelCache cache_;
+  std::mutex driverMutex_;
+  std::shared_ptr<Driver> driver_;
+};
+
+} // namespace tilec::runtime

@@ -1,0 +1,302 @@
+#include "tilec/runtime/Cache.h"
+
+#include "tilec/runtime/Sha256.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+#ifndef TILEC_VERSION
+#error "TILEC_VERSION must be defined by the build"
+#endif
+
+namespace tilec::runtime {
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'C', 'B', 'I', 'N'};
+// Bump when the payload layout changes; older entries then read as misses and are overwritten.
+constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8 + 32;
+
+void appendU64(std::string &out, std::uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    out += static_cast<char>(value >> (8 * i));
+}
+
+void appendU32(std::string &out, std::uint32_t value) {
+  for (int i = 0; i < 4; ++i)
+    out += static_cast<char>(value >> (8 * i));
+}
+
+std::uint64_t readU64(const char *data) {
+  std::uint64_t value = 0;
+  for (int i = 0; i < 8; ++i)
+    value |= std::uint64_t(static_cast<unsigned char>(data[i])) << (8 * i);
+  return value;
+}
+
+void appendField(std::string &out, std::string_view field) {
+  appendU64(out, field.size());
+  out.append(field.data(), field.size());
+}
+
+// Reads length-prefixed fields from a payload whose overall checksum has already been verified; still bounds
+// checked, since a valid checksum over a payload from a future format must not crash us.
+struct FieldReader {
+  std::string_view payload;
+  std::size_t offset = 0;
+  bool read(std::string &field) {
+    if (payload.size() - offset < 8)
+      return false;
+    std::uint64_t length = readU64(payload.data() + offset);
+    offset += 8;
+    if (payload.size() - offset < length)
+      return false;
+    field.assign(payload.data() + offset, length);
+    offset += length;
+    return true;
+  }
+};
+
+bool makeDirectories(const std::string &path) {
+  std::string partial;
+  std::size_t position = 0;
+  while (position != std::string::npos) {
+    position = path.find('/', position + 1);
+    partial = path.substr(0, position);
+    if (partial.empty())
+      continue;
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+      return false;
+  }
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+std::string environment(const char *name) {
+  const char *value = std::getenv(name);
+  return value ? value : "";
+}
+
+} // namespace
+
+std::string cacheKey(const std::string &source, const std::vector<std::string> &nvrtcOptions, const std::string &arch,
+                     const std::string &nvrtcVersion) {
+  Sha256 hash;
+  hash.updateField("tilec-cubin-key-v1");
+  hash.updateField(TILEC_VERSION);
+  hash.updateField(nvrtcVersion);
+  hash.updateField(arch);
+  hash.updateField(source);
+  // The embedded headers never change within a process: their digest is computed once, not per lookup.
+  static const std::string headersDigest = [] {
+    Sha256 headers;
+    for (const DeviceHeader &header : Compiler::deviceHeaders()) {
+      headers.updateField(header.includeName);
+      headers.updateField(header.contents);
+    }
+    return Sha256::hex(headers.finish());
+  }();
+  hash.updateField(headersDigest);
+  // The option count is hashed too: options are length-prefixed individually, so {"a b"} and {"a","b"} differ.
+  std::string count;
+  appendU64(count, nvrtcOptions.size());
+  hash.update(count);
+  for (const std::string &option : nvrtcOptions)
+    hash.updateField(option);
+  return Sha256::hex(hash.finish());
+}
+
+std::optional<std::string> defaultCacheDirectory() {
+  if (environment("TILEC_CACHE") == "0")
+    return std::nullopt;
+  if (std::string dir = environment("TILEC_CACHE_DIR"); !dir.empty())
+    return dir;
+  if (std::string xdg = environment("XDG_CACHE_HOME"); !xdg.empty())
+    return xdg + "/tilec";
+  if (std::string home = environment("HOME"); !home.empty())
+    return home + "/.cache/tilec";
+  return std::nullopt;
+}
+
+DiskCache::DiskCache(std::string directory) : directory_(std::move(directory)) {}
+
+std::string DiskCache::entryPath(const std::string &key) const { return directory_ + "/" + key + ".cubin"; }
+
+std::string DiskCache::serialize(const std::string &key, const Cubin &cubin) {
+  std::string payload;
+  appendField(payload, key);
+  appendField(payload, cubin.arch);
+  appendField(payload, cubin.log);
+  std::string options;
+  for (const std::string &option : cubin.options)
+    options += option + '\n';
+  appendField(payload, options);
+  appendField(payload, std::string_view(cubin.image.data(), cubin.image.size()));
+
+  std::string entry(kMagic, sizeof kMagic);
+  appendU32(entry, kFormatVersion);
+  appendU32(entry, 0);
+  appendU64(entry, payload.size());
+  Sha256::Digest checksum = Sha256::of(payload);
+  entry.append(reinterpret_cast<const char *>(checksum.data()), checksum.size());
+  entry += payload;
+  return entry;
+}
+
+std::optional<Cubin> DiskCache::deserialize(const std::string &bytes, const std::string &key, std::string &problem) {
+  if (bytes.size() < kHeaderSize) {
+    problem = fmt::format("truncated header ({} bytes)", bytes.size());
+    return std::nullopt;
+  }
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    problem = "bad magic";
+    return std::nullopt;
+  }
+  std::uint32_t version = static_cast<std::uint32_t>(readU64(bytes.data() + 8) & 0xffffffffu);
+  if (version != kFormatVersion) {
+    problem = fmt::format("format version {} (expected {})", version, kFormatVersion);
+    return std::nullopt;
+  }
+  std::uint64_t payloadLength = readU64(bytes.data() + 16);
+  if (payloadLength != bytes.size() - kHeaderSize) {
+    problem = fmt::format("payload is {} bytes, header says {}", bytes.size() - kHeaderSize, payloadLength);
+    return std::nullopt;
+  }
+  std::string_view payload(bytes.data() + kHeaderSize, payloadLength);
+  Sha256::Digest checksum = Sha256::of(payload);
+  if (std::memcmp(checksum.data(), bytes.data() + 24, checksum.size()) != 0) {
+    problem = "checksum mismatch";
+    return std::nullopt;
+  }
+  FieldReader reader{payload};
+  std::string storedKey, options, image;
+  Cubin cubin;
+  if (!reader.read(storedKey) || !reader.read(cubin.arch) || !reader.read(cubin.log) || !reader.read(options) ||
+      !reader.read(image)) {
+    problem = "malformed payload";
+    return std::nullopt;
+  }
+  if (storedKey != key) {
+    problem = "entry belongs to another key";
+    return std::nullopt;
+  }
+  std::istringstream optionLines(options);
+  for (std::string option; std::getline(optionLines, option);)
+    cubin.options.push_back(option);
+  cubin.image.assign(image.begin(), image.end());
+  return cubin;
+}
+
+std::optional<Cubin> DiskCache::load(const std::string &key) const {
+  std::ifstream file(entryPath(key), std::ios::binary);
+  if (!file)
+    return std::nullopt;
+  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string problem;
+  std::optional<Cubin> cubin = deserialize(bytes, key, problem);
+  if (!cubin)
+    ++corruptEntries_;
+  return cubin;
+}
+
+bool DiskCache::store(const std::string &key, const Cubin &cubin) const {
+  if (!makeDirectories(directory_))
+    return false;
+  static std::atomic<std::uint64_t> counter{0};
+  // Unique per process, thread and call, so concurrent writers never share a temporary file.
+  std::string temporary =
+      fmt::format("{}/.{}.{}.{}.{}.tmp", directory_, key, getpid(),
+                  std::hash<std::thread::id>()(std::this_thread::get_id()), counter.fetch_add(1));
+  std::string bytes = serialize(key, cubin);
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t result = write(fd, bytes.data() + written, bytes.size() - written);
+    if (result < 0 && errno == EINTR)
+      continue;
+    if (result <= 0)
+      break;
+    written += static_cast<std::size_t>(result);
+  }
+  // fsync before rename: after a crash the entry is either absent or complete, never a renamed partial file.
+  bool ok = written == bytes.size() && fsync(fd) == 0;
+  ok = (close(fd) == 0) && ok;
+  if (ok && std::rename(temporary.c_str(), entryPath(key).c_str()) == 0)
+    return true;
+  std::remove(temporary.c_str());
+  return false;
+}
+
+KernelCache::KernelCache(std::unique_ptr<DiskCache> disk) : disk_(std::move(disk)) {}
+
+KernelCache::Lookup KernelCache::getOrCompile(const std::string &key, const std::function<Cubin()> &compile) {
+  std::promise<std::shared_ptr<const Cubin>> promise;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (auto found = memory_.find(key); found != memory_.end()) {
+      ++stats_.memoryHits;
+      return {found->second, CacheSource::Memory};
+    }
+    if (auto pending = inFlight_.find(key); pending != inFlight_.end()) {
+      std::shared_future<std::shared_ptr<const Cubin>> result = pending->second;
+      ++stats_.waitedForConcurrentCompile;
+      lock.unlock();
+      return {result.get(), CacheSource::WaitedForConcurrentCompile}; // rethrows the compiler's error, if any
+    }
+    inFlight_.emplace(key, promise.get_future().share());
+  }
+
+  std::shared_ptr<const Cubin> cubin;
+  CacheSource source = CacheSource::Compiled;
+  try {
+    if (disk_)
+      if (std::optional<Cubin> stored = disk_->load(key)) {
+        cubin = std::make_shared<const Cubin>(std::move(*stored));
+        source = CacheSource::Disk;
+      }
+    if (!cubin) {
+      cubin = std::make_shared<const Cubin>(compile());
+      if (disk_)
+        disk_->store(key, *cubin);
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inFlight_.erase(key);
+    promise.set_exception(std::current_exception());
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  memory_.emplace(key, cubin);
+  inFlight_.erase(key);
+  if (source == CacheSource::Disk)
+    ++stats_.diskHits;
+  else
+    ++stats_.compiles;
+  promise.set_value(cubin);
+  return {cubin, source};
+}
+
+CacheStats KernelCache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void KernelCache::clearMemory() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  memory_.clear();
+}
+
+} // namespace tilec::runtime

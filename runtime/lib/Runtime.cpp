@@ -1,0 +1,54 @@
+#include "tilec/runtime/Runtime.h"
+
+#include "tilec/runtime/Error.h"
+
+#include <fmt/format.h>
+
+namespace tilec::runtime {
+
+const char *version() { return TILEC_VERSION; }
+
+static std::unique_ptr<DiskCache> makeDiskCache(const RuntimeOptions &options) {
+  std::optional<std::string> directory = options.cacheDirectory ? options.cacheDirectory : defaultCacheDirectory();
+  if (!directory || directory->empty())
+    return nullptr;
+  return std::make_unique<DiskCache>(*directory);
+}
+
+Runtime::Runtime(RuntimeOptions options)
+    : options_(std::move(options)), compiler_(options_.compiler), cache_(makeDiskCache(options_)) {}
+
+Runtime::~Runtime() = default;
+
+Driver &Runtime::driver() {
+  std::lock_guard<std::mutex> lock(driverMutex_);
+  if (!driver_)
+    driver_ = Driver::load(options_.driverLibrary);
+  return *driver_;
+}
+
+std::string Runtime::deviceArch() {
+  Driver &driver = this->driver();
+  return driver.deviceArch(driver.currentDevice());
+}
+
+CompileResult Runtime::compile(const std::string &source, CompileOptions options) {
+  if (options.arch.empty()) {
+    try {
+      options.arch = deviceArch();
+    } catch (const NoDriverError &error) {
+      throw NoDriverError(fmt::format("{}; to compile without a GPU, give CompileOptions::arch (e.g. sm_90a)",
+                                      error.what()));
+    }
+  }
+  std::string key = cacheKey(source, compiler_.nvrtcOptions(options), options.arch, compiler_.nvrtcVersion());
+  KernelCache::Lookup lookup = cache_.getOrCompile(key, [&] { return compiler_.compile(source, options); });
+  return {std::move(lookup.cubin), lookup.source, std::move(key)};
+}
+
+std::shared_ptr<Module> Runtime::loadModule(std::vector<std::shared_ptr<const Cubin>> cubins,
+                                            std::vector<EntrySpec> entries) const {
+  return std::make_shared<Module>(std::move(cubins), std::move(entries), options_.driverLibrary);
+}
+
+} // namespace tilec::runtime

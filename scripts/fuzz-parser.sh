@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Fuzz the .tile front end with libFuzzer (clang from Debian; not part of CI).
+#
+#   scripts/fuzz-parser.sh [--full] [--build-only] [SECONDS] [WORKDIR]
+#
+#   (default)  lexer + parser + AST dump; links only LLVM Support.
+#   --full     the whole compileToTileIR pipeline (MLIRGen, dialect verifier,
+#              canonicalize + cse); needs the tilec static libraries from
+#              build/ (ninja -C build TilecTransforms TilecTileDialect).
+#   --build-only  build the fuzzer, don't run it.
+#   SECONDS    how long to fuzz (default 600).
+#   WORKDIR    build outputs, corpus and crashes (default build-fuzz/).
+#
+# Setup once:  apt-get install -y clang-22 libclang-rt-22-dev
+# One process, -max_len=4096, -timeout=5; the kernels in kernels/ seed the
+# corpus; crashes, timeouts and leaks land in WORKDIR/<variant>/crashes/.
+# Reproduce one:  WORKDIR/<variant>/fuzzer WORKDIR/<variant>/crashes/crash-...
+# Minimize one:   WORKDIR/<variant>/fuzzer -minimize_crash=1 -runs=20000 FILE
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+VARIANT=parser
+BUILD_ONLY=0
+while [[ "${1:-}" == --* ]]; do
+  case "$1" in
+    --full) VARIANT=full ;;
+    --build-only) BUILD_ONLY=1 ;;
+    *) echo "error: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+SECONDS_TO_RUN="${1:-600}"
+WORK="${2:-$ROOT/build-fuzz}"
+CXX="${CXX:-clang++-22}"
+LLVM_CONFIG="${LLVM_CONFIG:-llvm-config-22}"
+
+command -v "$CXX" >/dev/null || {
+  echo "error: $CXX not found; apt-get install -y clang-22 libclang-rt-22-dev" >&2
+  exit 1
+}
+
+OUT="$WORK/$VARIANT"
+mkdir -p "$OUT/corpus" "$OUT/crashes" "$OUT/obj"
+SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+# LLVM's own flags (C++17, -fno-exceptions; LLVM 22 from Debian has RTTI).
+# shellcheck disable=SC2207
+LLVM_CXXFLAGS=($("$LLVM_CONFIG" --cxxflags))
+CXXFLAGS=(-g -O1 -fno-omit-frame-pointer "${LLVM_CXXFLAGS[@]}"
+          -I"$ROOT/compiler/include")
+
+FE="$ROOT/compiler/Frontend"
+if [[ $VARIANT == parser ]]; then
+  SOURCES=("$FE/Diagnostics.cpp" "$FE/Lexer.cpp" "$FE/Parser.cpp"
+           "$FE/ASTDump.cpp" "$ROOT/tests/fuzz/ParserFuzzer.cpp")
+  # shellcheck disable=SC2207  (llvm-config prints several lines)
+  LIBS=($("$LLVM_CONFIG" --ldflags --libs support --system-libs))
+else
+  BUILD="${TILEC_BUILD_DIR:-$ROOT/build}"
+  for lib in TilecTransforms TilecTileDialect; do
+    [[ -f "$BUILD/lib/lib$lib.a" ]] || {
+      echo "error: $BUILD/lib/lib$lib.a missing; ninja -C $BUILD $lib" >&2
+      exit 1
+    }
+  done
+  CXXFLAGS+=(-DTILEC_FUZZ_FULL -I"$ROOT/dialect/include"
+             -I"$BUILD/dialect/include" -I"$BUILD/compiler/include")
+  SOURCES=("$FE/Diagnostics.cpp" "$FE/Lexer.cpp" "$FE/Parser.cpp"
+           "$FE/ASTDump.cpp" "$FE/MLIRGen.cpp" "$FE/MLIRGenExpr.cpp"
+           "$ROOT/compiler/Driver/Driver.cpp"
+           "$ROOT/tests/fuzz/ParserFuzzer.cpp")
+  LLVM_LIBDIR="$("$LLVM_CONFIG" --libdir)"
+  # The tile dialect and passes come uninstrumented from build/; MLIR and
+  # LLVM from the shared libraries.
+  LIBS=("$BUILD/lib/libTilecTransforms.a" "$BUILD/lib/libTilecTileDialect.a"
+        -L"$LLVM_LIBDIR" -Wl,-rpath,"$LLVM_LIBDIR" -lMLIR -lLLVM)
+fi
+
+OBJS=()
+for src in "${SOURCES[@]}"; do
+  obj="$OUT/obj/$(basename "$src" .cpp).o"
+  if [[ ! -f "$obj" || "$src" -nt "$obj" || "$0" -nt "$obj" ]]; then
+    echo "compiling $(basename "$src")"
+    "$CXX" "${CXXFLAGS[@]}" $SAN -c "$src" -o "$obj"
+  fi
+  OBJS+=("$obj")
+done
+echo "linking $OUT/fuzzer"
+"$CXX" $SAN "${OBJS[@]}" "${LIBS[@]}" -o "$OUT/fuzzer"
+[[ $BUILD_ONLY == 1 ]] && exit 0
+
+# Seeds: the real kernels, plus the corpus grown by earlier runs.
+SEEDS="$OUT/seeds"
+mkdir -p "$SEEDS"
+cp "$ROOT"/kernels/*/*.tile "$SEEDS/"
+
+echo "fuzzing ($VARIANT) for $SECONDS_TO_RUN s; crashes -> $OUT/crashes/"
+cd "$OUT"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+exec ./fuzzer -max_len=4096 -timeout=5 -rss_limit_mb=4096 \
+  -max_total_time="$SECONDS_TO_RUN" -print_final_stats=1 \
+  -artifact_prefix="$OUT/crashes/" corpus seeds

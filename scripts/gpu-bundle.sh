@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the GPU test binaries and benchmarks (no MLIR/LLVM, stripped, libstdc++ linked statically) and collects
+# them into a bundle directory that travels to the GPU machine, where scripts/gpu-run.sh runs them.
+#
+#   scripts/gpu-bundle.sh [BUILD_DIR] [BUNDLE_DIR]      defaults: build-gpu bundle
+#
+# To add a binary (later issues): build its target from a directory that is processed with
+# TILEC_BUILD_COMPILER=OFF, then list it below — GPU_TESTS are Catch2 test binaries, BENCHMARKS are run with no
+# arguments, HELPERS are copied but not run.
+set -euo pipefail
+
+GPU_TESTS=(tilec_gpu_tests tilec_runtime_tests)
+BENCHMARKS=(tilec-bench-runtime)
+HELPERS=(tilec_cache_race_helper)
+MAX_BUNDLE_MB=60
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${1:-build-gpu}"
+bundle_dir="${2:-bundle}"
+jobs="${TILEC_BUNDLE_JOBS:-$(nproc)}"
+
+cmake -G Ninja -S "$repo" -B "$build_dir" \
+  -DTILEC_BUILD_COMPILER=OFF \
+  -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
+cmake --build "$build_dir" -j "$jobs" --target "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"
+
+rm -rf "$bundle_dir"
+mkdir -p "$bundle_dir/bin" "$bundle_dir/include/tilec"
+# The device headers are embedded in every binary; the copy is for reading and for nvcc experiments on the machine.
+cp -r "$repo/runtime/include/tilec/device" "$bundle_dir/include/tilec/"
+
+find_binary() {
+  local found
+  found="$(find "$build_dir" -type f -name "$1" -perm -u+x | head -n 1)"
+  [[ -n "$found" ]] || { echo "gpu-bundle: built target $1 not found under $build_dir" >&2; exit 1; }
+  echo "$found"
+}
+
+for name in "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"; do
+  cp "$(find_binary "$name")" "$bundle_dir/bin/$name"
+  strip "$bundle_dir/bin/$name"
+  # The bundle must run on a machine with only the CUDA driver and toolkit: no LLVM/MLIR, fmt or CUDA link deps.
+  if ldd "$bundle_dir/bin/$name" | grep -E -i 'libLLVM|libMLIR|libfmt|libcuda|libnvrtc|not found'; then
+    echo "gpu-bundle: $name has a forbidden or missing shared-library dependency (above)" >&2
+    exit 1
+  fi
+done
+
+printf '%s\n' "${GPU_TESTS[@]}" >"$bundle_dir/tests.list"
+printf '%s\n' "${BENCHMARKS[@]}" >"$bundle_dir/benchmarks.list"
+{
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git -C "$repo" rev-parse HEAD 2>/dev/null || echo none)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (dirty)')"
+  echo "compiler: $(c++ --version | head -n 1)"
+} >"$bundle_dir/MANIFEST"
+
+size_mb=$(du -sm "$bundle_dir" | cut -f1)
+if ((size_mb >= MAX_BUNDLE_MB)); then
+  echo "gpu-bundle: $bundle_dir is ${size_mb} MB, over the ${MAX_BUNDLE_MB} MB limit" >&2
+  exit 1
+fi
+echo "gpu-bundle: $bundle_dir ready (${size_mb} MB): ${GPU_TESTS[*]} ${BENCHMARKS[*]}"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every GPU test binary and benchmark of a bundle made by scripts/gpu-bundle.sh, on the GPU machine, from the
+# repository root. One log per binary in OUTDIR, plus summary.txt; exits non-zero when any test binary failed.
+#
+#   scripts/gpu-run.sh OUTDIR [BUNDLE_DIR]      default bundle: bundle
+set -uo pipefail
+
+if (($# < 1)); then
+  echo "usage: $0 OUTDIR [BUNDLE_DIR]" >&2
+  exit 2
+fi
+out_dir="$1"
+bundle_dir="${2:-bundle}"
+if [[ ! -f "$bundle_dir/tests.list" ]]; then
+  echo "gpu-run: $bundle_dir/tests.list not found; run scripts/gpu-bundle.sh first (and carry the bundle)" >&2
+  exit 2
+fi
+mkdir -p "$out_dir"
+summary="$out_dir/summary.txt"
+: >"$summary"
+
+{
+  cat "$bundle_dir/MANIFEST" 2>/dev/null
+  echo "host: $(hostname)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "nvidia-smi: unavailable"
+  echo "CUDA_HOME=${CUDA_HOME:-} (NVRTC is loaded from it, else /usr/local/cuda)"
+} >"$out_dir/environment.txt"
+
+# A private disk cache, so that stale entries from earlier runs cannot hide anything.
+cache_dir="$(mktemp -d)"
+trap 'rm -rf "$cache_dir"' EXIT
+export TILEC_CACHE_DIR="$cache_dir"
+# NVRTC (>= 12.9) would otherwise serve repeated compiles from the CUDA compute cache: no ptxas -v output for the
+# tests to check, and "cold" compile times that are not cold.
+export CUDA_CACHE_DISABLE=1
+
+failures=0
+while read -r name; do
+  [[ -n "$name" ]] || continue
+  log="$out_dir/$name.log"
+  start_ms=$(($(date +%s%N) / 1000000))
+  "$bundle_dir/bin/$name" --durations yes >"$log" 2>&1
+  status=$?
+  elapsed_ms=$(($(date +%s%N) / 1000000 - start_ms))
+  result=$(grep -E "^(All tests passed|test cases:)" "$log" | tail -n 1)
+  skipped=$(grep -c "SKIPPED:" "$log")
+  printf '%-28s exit %d  %s  (%d ms, %d skip warnings)\n' "$name" "$status" "$result" "$elapsed_ms" "$skipped" | tee -a "$summary"
+  ((status == 0)) || failures=$((failures + 1))
+done <"$bundle_dir/tests.list"
+
+while read -r name; do
+  [[ -n "$name" ]] || continue
+  log="$out_dir/$name.log"
+  "$bundle_dir/bin/$name" >"$log" 2>&1
+  status=$?
+  printf '%-28s exit %d  (benchmark, see %s)\n' "$name" "$status" "$log" | tee -a "$summary"
+  ((status == 0)) || failures=$((failures + 1))
+done <"$bundle_dir/benchmarks.list"
+
+echo "gpu-run: $failures failing binaries; logs in $out_dir" | tee -a "$summary"
+((failures == 0))
