@@ -12,8 +12,9 @@
 #   WORKDIR    build outputs, corpus and crashes (default build-fuzz/).
 #
 # Setup once:  apt-get install -y clang-22 libclang-rt-22-dev
-# One process, -max_len=4096, -timeout=5; the kernels in kernels/ seed the
-# corpus; crashes, timeouts and leaks land in WORKDIR/<variant>/crashes/.
+# One process, -max_len=4096, -timeout=5, the dictionary tests/fuzz/tile.dict;
+# the kernels in kernels/ seed the corpus (grown in WORKDIR/<variant>/corpus);
+# crashes, timeouts and leaks land in WORKDIR/<variant>/crashes/.
 # Reproduce one:  WORKDIR/<variant>/fuzzer WORKDIR/<variant>/crashes/crash-...
 # Minimize one:   WORKDIR/<variant>/fuzzer -minimize_crash=1 -runs=20000 FILE
 set -euo pipefail
@@ -88,15 +89,19 @@ echo "linking $OUT/fuzzer"
 "$CXX" $SAN "${OBJS[@]}" "${LIBS[@]}" -o "$OUT/fuzzer"
 [[ $BUILD_ONLY == 1 ]] && exit 0
 
-# Seeds: the real kernels, plus the corpus grown by earlier runs.
+# Seeds: the real kernels and the front end's lit tests (every construct and
+# diagnostic), plus the corpus grown by earlier runs.
 SEEDS="$OUT/seeds"
 mkdir -p "$SEEDS"
 cp "$ROOT"/kernels/*/*.tile "$SEEDS/"
+for f in "$ROOT"/tests/lit/Frontend/*.tile; do
+  [[ -f "$f" ]] && cp "$f" "$SEEDS/lit-$(basename "$f")"
+done
 
 echo "fuzzing ($VARIANT) for $SECONDS_TO_RUN s; crashes -> $OUT/crashes/"
 cd "$OUT"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-exec ./fuzzer -max_len=4096 -timeout=5 -rss_limit_mb=4096 \
+exec ./fuzzer -dict="$ROOT/tests/fuzz/tile.dict" -max_len=4096 -timeout=5 -rss_limit_mb=4096 \
   -max_total_time="$SECONDS_TO_RUN" -print_final_stats=1 \
   -artifact_prefix="$OUT/crashes/" corpus seeds

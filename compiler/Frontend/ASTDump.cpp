@@ -46,7 +46,9 @@ public:
     } else if (auto *n = llvm::dyn_cast<NameExpr>(e)) {
       os << n->name;
     } else if (auto *u = llvm::dyn_cast<UnaryExpr>(e)) {
-      os << '(' << (u->op == UnaryOp::Neg ? "neg " : "not ");
+      os << '(' << (u->op == UnaryOp::Neg    ? "neg "
+                    : u->op == UnaryOp::Plus ? "pos "
+                                             : "not ");
       expr(u->operand.get());
       os << ')';
     } else if (auto *bin = llvm::dyn_cast<BinaryExpr>(e)) {

@@ -149,7 +149,9 @@ void Lexer::lexLineStart(std::vector<Token> &out) {
       t.kind = Tok::Indent;
       out.push_back(t);
     } else {
+      unsigned popped = indents.back();
       while (width < indents.back()) {
+        popped = indents.back();
         indents.pop_back();
         t.kind = Tok::Dedent;
         out.push_back(t);
@@ -157,7 +159,10 @@ void Lexer::lexLineStart(std::vector<Token> &out) {
       if (width != indents.back()) {
         error(lineBegin, cur,
               "unindent does not match any outer indentation level");
-        indents.push_back(width);
+        // Recover as if the line sat at the level it fell short of (the
+        // innermost one left), so one misplaced line gives one error.
+        indents.push_back(popped);
+        out.pop_back();
       }
     }
     return;
@@ -229,6 +234,9 @@ Token Lexer::next() {
         ++cur;
     } else if (c == '\\' && cur + 1 != buffer.end() && cur[1] == '\n') {
       cur += 2; // explicit line continuation
+    } else if (c == '\\' && cur + 2 < buffer.end() && cur[1] == '\r' &&
+               cur[2] == '\n') {
+      cur += 3; // the same, in a CRLF file
     } else if (c == '\n' && bracketDepth > 0) {
       ++cur;
     } else {
@@ -329,7 +337,7 @@ Token Lexer::next() {
     ++end;
   std::string shown;
   if (static_cast<unsigned char>(c) >= 0x80 || !isprint(static_cast<unsigned char>(c)))
-    shown = llvm::formatv("byte 0x{0:x2}", static_cast<unsigned char>(c)).str();
+    shown = llvm::formatv("byte {0:x2}", static_cast<unsigned char>(c)).str();
   else
     shown = std::string("'") + c + "'";
   return error(begin, end, "unexpected " + shown + " in source");

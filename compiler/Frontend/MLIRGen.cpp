@@ -68,7 +68,10 @@ OwningOpRef<ModuleOp> MLIRGen::generate(const Program &program) {
           used |= c.name == name;
     if (!used) {
       llvm::errs() << "error: -D " << name << "=" << value
-                   << " does not name a compile-time constant of any kernel\n";
+                   << " does not name a compile-time constant of "
+                   << (options.kernel.empty() ? std::string("any kernel")
+                                              : "kernel '" + options.kernel + "'")
+                   << "\n";
       return nullptr;
     }
   }
@@ -202,6 +205,8 @@ bool MLIRGen::bindConstants(const Kernel &kernel,
         error(param.range, "-D " + param.name + "=" + define->second +
                                ": not a valid " + param.type);
         ok = false;
+        if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
         continue;
       }
       value = *parsed;
@@ -209,12 +214,16 @@ bool MLIRGen::bindConstants(const Kernel &kernel,
       value = expr(*param.defaultValue);
       if (value.isPoison()) {
         ok = false;
+        if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
         continue;
       }
       if (!value.isConst()) {
         error(param.defaultValue->getRange(),
               "default of '" + param.name + "' must be a compile-time constant");
         ok = false;
+        if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
         continue;
       }
     } else {
@@ -222,6 +231,8 @@ bool MLIRGen::bindConstants(const Kernel &kernel,
                              "' has no default; pass -D " + param.name +
                              "=VALUE");
       ok = false;
+      if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
       continue;
     }
     // Convert to the declared type.
@@ -230,6 +241,8 @@ bool MLIRGen::bindConstants(const Kernel &kernel,
             "'" + param.name + "' is an int but its value is " +
                 describeVal(value));
       ok = false;
+      if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
       continue;
     }
     if (param.type == "bool" && value.kind != Val::Kind::ConstBool) {
@@ -237,6 +250,8 @@ bool MLIRGen::bindConstants(const Kernel &kernel,
             "'" + param.name + "' is a bool but its value is " +
                 describeVal(value));
       ok = false;
+      if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
       continue;
     }
     if (param.type == "float" && value.kind == Val::Kind::ConstInt)
@@ -245,10 +260,14 @@ bool MLIRGen::bindConstants(const Kernel &kernel,
       error(param.range, "'" + param.name + "' is a float but its value is " +
                              describeVal(value));
       ok = false;
+      if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
       continue;
     }
     if (!this->define(param.name, value, param.range)) {
       ok = false;
+      if (!lookup(param.name))
+          this->define(param.name, Val::poison(), param.range);
       continue;
     }
     Attribute attr;
@@ -425,7 +444,14 @@ void MLIRGen::generateKernel(const Kernel &kernel) {
           "grid has " + llvm::Twine(kernel.grid.size()) + " extents but 'as' "
           "names " + llvm::Twine(kernel.blockIndices.size()) + " block indices");
   int64_t threads = 128;
-  if (auto t = constInt(*kernel.threads, "the thread count")) {
+  auto *threadsName = llvm::dyn_cast<NameExpr>(kernel.threads.get());
+  if (threadsName && llvm::any_of(namedDims, [&](const NamedDim &d) {
+        return d.name == threadsName->name;
+      })) {
+    error(kernel.threads->getRange(),
+          "the thread count must be a compile-time int constant; '" +
+              threadsName->name + "' is a tensor dimension known only at launch");
+  } else if (auto t = constInt(*kernel.threads, "the thread count")) {
     threads = *t;
     if (threads < 32 || threads > 1024 || threads % 32 != 0)
       error(kernel.threads->getRange(),
@@ -451,6 +477,10 @@ void MLIRGen::generateKernel(const Kernel &kernel) {
   for (auto &p : kernel.params)
     argNames.push_back(builder.getStringAttr(p.name));
   op->setAttr("tile.arg_names", builder.getArrayAttr(argNames));
+  SmallVector<Attribute> indexNames;
+  for (auto &b : kernel.blockIndices)
+    indexNames.push_back(builder.getStringAttr(b.first));
+  op->setAttr("tile.index_names", builder.getArrayAttr(indexNames));
   op->setAttr("tile.dim_names", builder.getArrayAttr(dimNames));
   op->setAttr("tile.arg_shapes", builder.getArrayAttr(argShapes));
 
@@ -546,7 +576,7 @@ Val MLIRGen::generateAlloc(const AllocExpr &alloc, llvm::StringRef name) {
                    .Case("fragment", tile::MemorySpace::Fragment)
                    .Default(tile::MemorySpace::Local);
   auto op = tile::AllocOp::create(
-      builder, loc(alloc.getLoc()),
+      builder, NameLoc::get(builder.getStringAttr(name), loc(alloc.getLoc())),
       tile::getTileMemRefType(shape, element, space));
   Val v = Val::dynamic(Val::Kind::Tile, op.getResult());
   v.name = name.str();
@@ -788,6 +818,12 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
       auto v = constInt(*kw->value, "the reduction dim");
       if (!v)
         return;
+      if (*v < -rank || *v >= rank) {
+        error(kw->value->getRange(), "reduction dim " + llvm::Twine(*v) +
+                                         " is out of range for a " +
+                                         llvm::Twine(rank) + "-d source");
+        return;
+      }
       dim = *v < 0 ? *v + rank : *v;
     }
     if (const KeywordArg *kw = keyword(call, "clear")) {
@@ -828,6 +864,11 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
       }
       if (b->val.isPoison() || v.isPoison())
         return;
+      if (v.isBoolLike()) {
+        error(call.args[1]->getRange(),
+              "atomic_add() adds a number, got " + describeVal(v));
+        return;
+      }
       if (v.isScalar()) {
         if (!b->val.isBuffer()) {
           error(idx->baseRange, "'" + idx->base + "' is " +

@@ -119,9 +119,18 @@ Value MLIRGen::toElement(const Val &v, Type type, const Expr &at) {
                                " element; convert with int(...)");
       return {};
     }
-    if (v.kind == Val::Kind::ConstInt)
+    if (v.kind == Val::Kind::ConstInt) {
+      unsigned w = it.getWidth();
+      if (w < 64 && (v.intValue < -(int64_t(1) << (w - 1)) ||
+                     v.intValue >= (int64_t(1) << (w - 1)))) {
+        error(at.getRange(), "constant " + llvm::Twine(v.intValue) +
+                                 " does not fit in an i" + llvm::Twine(w) +
+                                 " element");
+        return {};
+      }
       return arith::ConstantOp::create(builder, l,
                                        builder.getIntegerAttr(type, v.intValue));
+    }
     return arith::IndexCastOp::create(builder, l, type, v.value);
   }
   error(at.getRange(), "unsupported element type");
@@ -200,8 +209,19 @@ Val MLIRGen::unary(const UnaryExpr &e) {
     Value one = arith::ConstantOp::create(builder, l, builder.getBoolAttr(true));
     return Val::dynamic(Val::Kind::Bool, arith::XOrIOp::create(builder, l, v.value, one));
   }
+  if (e.op == UnaryOp::Plus) {
+    if (!v.isIntLike() && !v.isFloatLike()) {
+      error(e.getRange(), "'+' needs a number, got " + describeVal(v));
+      return Val::poison();
+    }
+    return v;
+  }
   switch (v.kind) {
   case Val::Kind::ConstInt:
+    if (v.intValue == INT64_MIN) {
+      error(e.getRange(), "integer overflow in constant expression");
+      return Val::poison();
+    }
     return Val::constInt(-v.intValue);
   case Val::Kind::ConstFloat:
     return Val::constFloat(-v.floatValue);
@@ -485,8 +505,13 @@ Val MLIRGen::call(const CallExpr &e) {
   }
   if (f == "abs") {
     Val x = args[0];
-    if (x.kind == Val::Kind::ConstInt)
+    if (x.kind == Val::Kind::ConstInt) {
+      if (x.intValue == INT64_MIN) {
+        error(e.getRange(), "integer overflow in constant expression");
+        return Val::poison();
+      }
       return Val::constInt(x.intValue < 0 ? -x.intValue : x.intValue);
+    }
     if (x.kind == Val::Kind::ConstFloat)
       return Val::constFloat(std::fabs(x.floatValue));
     if (x.kind == Val::Kind::Float)
@@ -527,6 +552,10 @@ Val MLIRGen::call(const CallExpr &e) {
     }
     if (allConst) {
       int64_t x = a.intValue, y = b.intValue;
+      if (x == INT64_MIN && y == -1) {
+        error(e.getRange(), "integer overflow in constant expression");
+        return Val::poison();
+      }
       int64_t q = x / y;
       if ((x % y != 0) && ((x < 0) == (y < 0)))
         ++q;
@@ -542,7 +571,10 @@ Val MLIRGen::call(const CallExpr &e) {
       return Val::constInt(isMin ? std::min(a.intValue, b.intValue)
                                  : std::max(a.intValue, b.intValue));
     double x = asDouble(a), y = asDouble(b);
-    return Val::constFloat(isMin ? std::fmin(x, y) : std::fmax(x, y));
+    // Like arith.minimumf/maximumf at run time: NaN wins.
+    if (std::isnan(x) || std::isnan(y))
+      return Val::constFloat(std::numeric_limits<double>::quiet_NaN());
+    return Val::constFloat(isMin ? std::min(x, y) : std::max(x, y));
   }
   if (isFloat) {
     Value x = toF32(a, e.getLoc()), y = toF32(b, e.getLoc());

@@ -488,6 +488,49 @@ StmtPtr Parser::parseIf(bool isElif) {
 // Expressions
 //===----------------------------------------------------------------------===//
 
+static constexpr unsigned kMaxHeight = 1000;
+
+ExprPtr Parser::finish(ExprPtr e) {
+  if (!e)
+    return e;
+  unsigned h = 0;
+  auto see = [&](const Expr *child) {
+    if (child)
+      h = std::max(h, child->height);
+  };
+  if (auto *u = llvm::dyn_cast<UnaryExpr>(e.get())) {
+    see(u->operand.get());
+  } else if (auto *b = llvm::dyn_cast<BinaryExpr>(e.get())) {
+    see(b->lhs.get());
+    see(b->rhs.get());
+  } else if (auto *t = llvm::dyn_cast<TernaryExpr>(e.get())) {
+    see(t->cond.get());
+    see(t->thenValue.get());
+    see(t->elseValue.get());
+  } else if (auto *c = llvm::dyn_cast<CallExpr>(e.get())) {
+    for (auto &a : c->args)
+      see(a.get());
+    for (auto &kw : c->kwargs)
+      see(kw.value.get());
+  } else if (auto *i = llvm::dyn_cast<IndexExpr>(e.get())) {
+    for (auto &s : i->subscripts) {
+      see(s.start.get());
+      see(s.length.get());
+    }
+  } else if (auto *a = llvm::dyn_cast<AllocExpr>(e.get())) {
+    for (auto &d : a->dims)
+      see(d.get());
+  }
+  e->height = h + 1;
+  if (e->height > kMaxHeight) {
+    diag.error(e->getRange(), "expression too complex (nested or chained "
+                              "more than " + llvm::Twine(kMaxHeight) +
+                              " operations deep)");
+    return nullptr;
+  }
+  return e;
+}
+
 ExprPtr Parser::parseExpr() {
   DepthGuard guard(depth);
   if (depth > kMaxDepth) {
@@ -508,9 +551,9 @@ ExprPtr Parser::parseTernary() {
   ExprPtr elseValue = parseExpr();
   if (!elseValue)
     return nullptr;
-  return std::make_unique<TernaryExpr>(rangeFrom(start), std::move(cond),
-                                       std::move(thenValue),
-                                       std::move(elseValue));
+  return finish(std::make_unique<TernaryExpr>(rangeFrom(start), std::move(cond),
+                                              std::move(thenValue),
+                                              std::move(elseValue)));
 }
 
 ExprPtr Parser::parseOr() {
@@ -520,8 +563,8 @@ ExprPtr Parser::parseOr() {
     ExprPtr rhs = parseAnd();
     if (!rhs)
       return nullptr;
-    lhs = std::make_unique<BinaryExpr>(rangeFrom(start), BinaryOp::Or,
-                                       std::move(lhs), std::move(rhs));
+    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), BinaryOp::Or,
+                                              std::move(lhs), std::move(rhs)));
   }
   return lhs;
 }
@@ -533,8 +576,8 @@ ExprPtr Parser::parseAnd() {
     ExprPtr rhs = parseNot();
     if (!rhs)
       return nullptr;
-    lhs = std::make_unique<BinaryExpr>(rangeFrom(start), BinaryOp::And,
-                                       std::move(lhs), std::move(rhs));
+    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), BinaryOp::And,
+                                              std::move(lhs), std::move(rhs)));
   }
   return lhs;
 }
@@ -550,8 +593,8 @@ ExprPtr Parser::parseNot() {
     ExprPtr operand = parseNot();
     if (!operand)
       return nullptr;
-    return std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Not,
-                                       std::move(operand));
+    return finish(std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Not,
+                                              std::move(operand)));
   }
   return parseComparison();
 }
@@ -575,8 +618,10 @@ ExprPtr Parser::parseComparison() {
   ExprPtr rhs = parseAdditive();
   if (!rhs)
     return nullptr;
-  auto result = std::make_unique<BinaryExpr>(rangeFrom(start), *op,
-                                             std::move(lhs), std::move(rhs));
+  ExprPtr result = finish(std::make_unique<BinaryExpr>(
+      rangeFrom(start), *op, std::move(lhs), std::move(rhs)));
+  if (!result)
+    return nullptr;
   switch (peek().kind) {
   case Tok::Less: case Tok::LessEq: case Tok::Greater: case Tok::GreaterEq:
   case Tok::EqEq: case Tok::NotEq:
@@ -595,8 +640,8 @@ ExprPtr Parser::parseAdditive() {
     ExprPtr rhs = parseMultiplicative();
     if (!rhs)
       return nullptr;
-    lhs = std::make_unique<BinaryExpr>(rangeFrom(start), op, std::move(lhs),
-                                       std::move(rhs));
+    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), op,
+                                              std::move(lhs), std::move(rhs)));
   }
   return lhs;
 }
@@ -612,8 +657,8 @@ ExprPtr Parser::parseMultiplicative() {
     ExprPtr rhs = parseUnary();
     if (!rhs)
       return nullptr;
-    lhs = std::make_unique<BinaryExpr>(rangeFrom(start), op, std::move(lhs),
-                                       std::move(rhs));
+    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), op,
+                                              std::move(lhs), std::move(rhs)));
   }
   return lhs;
 }
@@ -629,11 +674,21 @@ ExprPtr Parser::parseUnary() {
     ExprPtr operand = parseUnary();
     if (!operand)
       return nullptr;
-    return std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Neg,
-                                       std::move(operand));
+    return finish(std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Neg,
+                                              std::move(operand)));
   }
-  if (accept(Tok::Plus))
-    return parseUnary();
+  if (accept(Tok::Plus)) {
+    DepthGuard guard(depth);
+    if (depth > kMaxDepth) {
+      diag.error(peek().range(), "expression nested too deeply");
+      return nullptr;
+    }
+    ExprPtr operand = parseUnary();
+    if (!operand)
+      return nullptr;
+    return finish(std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Plus,
+                                              std::move(operand)));
+  }
   return parsePrimary();
 }
 
@@ -712,7 +767,7 @@ ExprPtr Parser::parseCallRest(const Token &name) {
                                            call->calleeRange);
   result->args = std::move(call->args);
   result->kwargs = std::move(call->kwargs);
-  return result;
+  return finish(std::move(result));
 }
 
 ExprPtr Parser::parseIndexRest(const Token &name) {
@@ -748,7 +803,7 @@ ExprPtr Parser::parseIndexRest(const Token &name) {
   auto result = std::make_unique<IndexExpr>(rangeFrom(start), index->base,
                                             index->baseRange);
   result->subscripts = std::move(index->subscripts);
-  return result;
+  return finish(std::move(result));
 }
 
 ExprPtr Parser::parseAllocRest(const Token &space) {
@@ -779,5 +834,5 @@ ExprPtr Parser::parseAllocRest(const Token &space) {
   result->dtype = alloc->dtype;
   result->dtypeRange = alloc->dtypeRange;
   result->dims = std::move(alloc->dims);
-  return result;
+  return finish(std::move(result));
 }

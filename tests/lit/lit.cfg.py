@@ -15,8 +15,8 @@ config.substitutions.append(("%tilec_src", config.tilec_src_root))
 
 llvm_config.use_default_substitutions()
 # FileCheck, not and count come from LLVM 22's tool dir; PATH has older ones.
-llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=False)
-llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
 tools = ["tile-opt", "tilec"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if os.path.exists(os.path.join(config.tilec_tools_dir, t))],

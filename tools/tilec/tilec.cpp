@@ -11,6 +11,10 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
+#ifdef TILEC_HAVE_CPU_RUN
+#include "RunCommand.h"
+#endif
+
 using namespace llvm;
 
 namespace {
@@ -37,6 +41,35 @@ cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"), cl::cat(category));
 
+#ifdef TILEC_HAVE_CPU_RUN
+cl::SubCommand runSub("run", "Run one kernel on the CPU reference backend");
+cl::opt<std::string> runFile(cl::Positional, cl::desc("<input .tile file>"),
+                             cl::Required, cl::sub(runSub));
+cl::opt<std::string> runKernel("kernel", cl::desc("The kernel to run"),
+                               cl::Required, cl::sub(runSub));
+cl::opt<std::string> runTarget("target", cl::desc("Where to run (cpu)"),
+                               cl::init("cpu"), cl::sub(runSub));
+cl::list<std::string> runDefines("D", cl::Prefix, cl::sub(runSub),
+                                 cl::desc("Override a compile-time constant"),
+                                 cl::value_desc("name=value"));
+cl::list<std::string> runInputs("input", cl::sub(runSub),
+                                cl::desc("Read a parameter from a .npy file"),
+                                cl::value_desc("param=file.npy"));
+cl::list<std::string> runDims("dim", cl::sub(runSub),
+                              cl::desc("Size of a named dimension of random inputs"),
+                              cl::value_desc("name=N"));
+cl::list<std::string> runZeros("zero", cl::sub(runSub),
+                               cl::desc("Start this parameter at zeros instead of random"),
+                               cl::value_desc("param"));
+cl::opt<std::string> runOutputDir("output-dir", cl::sub(runSub),
+                                  cl::desc("Write every parameter after the run as DIR/<name>.npy"),
+                                  cl::value_desc("dir"));
+cl::opt<unsigned> runSeed("seed", cl::sub(runSub), cl::init(0),
+                          cl::desc("Seed of the random inputs and block order"));
+cl::opt<bool> runShuffle("shuffle-blocks", cl::sub(runSub), cl::init(false),
+                         cl::desc("Run the grid's blocks in a random order"));
+#endif
+
 int fail(const Twine &message) {
   WithColor::error(errs(), "tilec") << message << "\n";
   return 1;
@@ -52,6 +85,22 @@ int main(int argc, char **argv) {
   });
   cl::ParseCommandLineOptions(argc, argv,
                               "tilec: compile .tile kernels\n");
+#ifdef TILEC_HAVE_CPU_RUN
+  if (runSub) {
+    tilec::RunCommandOptions run;
+    run.file = runFile;
+    run.kernel = runKernel;
+    run.target = runTarget;
+    run.outputDir = runOutputDir;
+    run.defines = runDefines;
+    run.inputs = runInputs;
+    run.dims = runDims;
+    run.zeros = runZeros;
+    run.seed = runSeed;
+    run.shuffle = runShuffle;
+    return tilec::runCommand(run);
+  }
+#endif
 
   tilec::CompileOptions options;
   options.gen.kernel = kernelName;

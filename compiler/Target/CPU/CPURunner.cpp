@@ -291,7 +291,12 @@ const KernelInfo *CPUModule::kernel(llvm::StringRef name) const {
   return nullptr;
 }
 
+int64_t evaluateAffine(AffineExpr e, llvm::ArrayRef<int64_t> symbols);
 static int64_t evalAffine(AffineExpr e, llvm::ArrayRef<int64_t> symbols) {
+  return evaluateAffine(e, symbols);
+}
+
+int64_t evaluateAffine(AffineExpr e, llvm::ArrayRef<int64_t> symbols) {
   if (auto c = dyn_cast<AffineConstantExpr>(e))
     return c.getValue();
   if (auto s = dyn_cast<AffineSymbolExpr>(e))

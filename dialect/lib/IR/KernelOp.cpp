@@ -236,3 +236,24 @@ LogicalResult KernelOp::verifyRegions() {
       return emitOpError() << "block index #" << i << " must be an index";
   return success();
 }
+
+// Printed IR names arguments and block indices after the source's variables
+// (`tile.arg_names`, `tile.index_names`, set by the front end) when known.
+void KernelOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  if (&region != &getBody() || region.empty())
+    return;
+  Block &block = region.front();
+  auto setFrom = [&](StringRef attrName, unsigned first, unsigned count) {
+    auto names = (*this)->getAttrOfType<ArrayAttr>(attrName);
+    if (!names)
+      return;
+    for (unsigned i = 0; i < count && i < names.size(); ++i)
+      if (auto name = dyn_cast<StringAttr>(names[i]);
+          name && first + i < block.getNumArguments())
+        setNameFn(block.getArgument(first + i), name.getValue());
+  };
+  unsigned numInputs = getFunctionType().getNumInputs();
+  setFrom("tile.arg_names", 0, numInputs);
+  setFrom("tile.index_names", numInputs, getGridRank());
+}

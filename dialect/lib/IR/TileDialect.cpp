@@ -23,5 +23,8 @@ void TileDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
+      ,
+#define GET_OP_LIST
+#include "tilec/Dialect/Tile/IR/TilePlanOps.cpp.inc"
       >();
 }

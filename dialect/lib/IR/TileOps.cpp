@@ -68,6 +68,13 @@ static constexpr MemorySpace kOnChip[] = {
 // AllocOp
 //===----------------------------------------------------------------------===//
 
+// A tile allocated by the front end prints under its source name (the op's
+// location is a NameLoc carrying it).
+void AllocOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  if (auto name = dyn_cast<NameLoc>(getLoc()))
+    setNameFn(getResult(), name.getName().getValue());
+}
+
 LogicalResult AllocOp::verify() {
   MemRefType type = getType();
   std::optional<MemorySpace> space = getMemorySpaceOf(type);

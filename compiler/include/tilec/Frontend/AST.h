@@ -27,6 +27,9 @@ public:
   Kind getKind() const { return kind; }
   llvm::SMRange getRange() const { return range; }
   llvm::SMLoc getLoc() const { return range.Start; }
+  /// Longest path to a leaf (1 for a leaf): the parser bounds it, so code that
+  /// walks the tree recursively cannot run out of stack.
+  unsigned height = 1;
 
 private:
   Kind kind;
@@ -58,7 +61,7 @@ struct NameExpr : Expr {
   static bool classof(const Expr *e) { return e->getKind() == Kind::Name; }
 };
 
-enum class UnaryOp { Neg, Not };
+enum class UnaryOp { Neg, Plus, Not };
 struct UnaryExpr : Expr {
   UnaryExpr(llvm::SMRange r, UnaryOp op, ExprPtr operand)
       : Expr(Kind::Unary, r), op(op), operand(std::move(operand)) {}

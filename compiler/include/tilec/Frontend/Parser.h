@@ -45,6 +45,8 @@ private:
   StmtPtr parseFor();
   StmtPtr parseIf(bool isElif);
 
+  /// Sets `e`'s height from its children; null (with an error) past the limit.
+  ExprPtr finish(ExprPtr e);
   ExprPtr parseExpr();
   ExprPtr parseTernary();
   ExprPtr parseOr();

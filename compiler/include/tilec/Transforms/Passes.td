@@ -38,4 +38,47 @@ def TileToLoops : Pass<"tile-to-loops", "::mlir::ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LegalizeAtomics : Pass<"tile-legalize-atomics", "::mlir::ModuleOp"> {
+  let summary = "Decide how each tile.atomic_add is realised; build launch plans";
+  let description = [{
+    `tile.atomic_add(dst, v)` means `dst += v`, atomically with respect to
+    every other block of the launch; the caller's contents of `dst` are part
+    of the result. For every user kernel `@k` this pass analyses which blocks
+    can update the same destination element (see AtomicConflictAnalysis.h),
+    chooses per destination how its atomics are realised, renames the kernel
+    to `@k_main`, and adds a `tile.entry @k` with the user's signature whose
+    launch plan allocates workspaces, runs the generated kernels around
+    `@k_main` and frees the workspaces:
+
+    - exclusive (each element updated by one block only): the atomic is
+      marked `exclusive`, a plain read-modify-write, under every strategy;
+    - `fp32` (default): a bf16/f16 destination is replaced by an f32
+      workspace (`@k_<dst>_to_f32` before, `@k_<dst>_from_f32` after), with
+      f32 atomics into it;
+    - `split`: where blocks collide only over grid dimensions with a constant
+      split extent whose product is at most `max-split`, each split updates
+      its own slice of a zeroed f32 partial buffer `[splits, ...]` with plain
+      read-modify-writes, and `@k_<dst>_sum` adds the slices into the
+      destination in a fixed order (bitwise reproducible); other sites get
+      the fp32 treatment, and the remark says why;
+    - `native`: atomics stay in the destination's dtype.
+
+    Every atomic site gets a remark naming the destination, the outcome of
+    the analysis and the strategy chosen. With `deterministic` (needs
+    `strategy=split`), a float destination that is neither exclusive nor
+    split is an error naming the site.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"fp32\"",
+           "How colliding atomics are realised: fp32, split or native">,
+    Option<"maxSplit", "max-split", "int64_t", /*default=*/"8",
+           "Largest number of partial slices the split strategy allocates">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "Fail at any float atomic that split cannot make deterministic">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif

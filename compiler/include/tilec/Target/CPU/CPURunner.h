@@ -56,6 +56,9 @@ struct KernelInfo {
   std::vector<std::string> dimNames;
 };
 
+/// Evaluates a grid or shape expression over named-dimension values.
+int64_t evaluateAffine(mlir::AffineExpr expr, llvm::ArrayRef<int64_t> symbols);
+
 class CPUModule {
 public:
   ~CPUModule();

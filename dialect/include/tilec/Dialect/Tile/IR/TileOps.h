@@ -15,4 +15,8 @@
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.h.inc"
 
+// Launch plans: tile.entry, tile.workspace, tile.launch, tile.free.
+#define GET_OP_CLASSES
+#include "tilec/Dialect/Tile/IR/TilePlanOps.h.inc"
+
 #endif

@@ -22,7 +22,8 @@ def Tile_TileLike : AnyTypeOf<[AnyMemRef, Tile_RegionType],
 
 def Tile_KernelOp : Tile_Op<"kernel", [
     Symbol, IsolatedFromAbove, SingleBlock, NoTerminator,
-    AutomaticAllocationScope]> {
+    AutomaticAllocationScope,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "a device kernel: one program per block of a grid";
   let description = [{
     A kernel takes global tensors (memrefs in `#tile.space<global>`) and scalar
@@ -82,7 +83,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
 //===----------------------------------------------------------------------===//
 
 def Tile_AllocOp : Tile_Op<"alloc", [
-    MemoryEffects<[MemAlloc<DefaultResource, 0, FullEffect>]>]> {
+    MemoryEffects<[MemAlloc<DefaultResource, 0, FullEffect>]>,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "a shared tile, a register fragment or a thread-local array";
   let description = [{
     Allocates a tile of static shape for the lifetime of the enclosing kernel
@@ -238,6 +240,12 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
     or f64 buffers in global or shared memory. How the atomic is realised is
     decided by `tile-legalize-atomics`.
 
+    `exclusive` records that no other block of the launch touches the
+    elements this op updates (and that within the block the updates do not
+    collide either), so it may be realised as a plain read-modify-write.
+    `tile-legalize-atomics` sets it where its conflict analysis proves this;
+    it is a promise the verifier cannot check.
+
     ```mlir
     tile.atomic_add %dq, %dq_region order(relaxed)
         : memref<64x128xf32, #tile.space<fragment>>, !tile.region<64x128xbf16, global>
@@ -247,9 +255,11 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
                        Arg<Tile_TileLike, "", [MemRead, MemWrite]>:$dest,
                        Variadic<Index>:$indices,
                        DefaultValuedAttr<Tile_MemoryOrderAttr,
-                         "::tilec::tile::MemoryOrder::Relaxed">:$order);
+                         "::tilec::tile::MemoryOrder::Relaxed">:$order,
+                       UnitAttr:$exclusive);
   let assemblyFormat = [{
-    $value `,` $dest (`[` $indices^ `]`)? (`order` `(` $order^ `)`)? attr-dict `:`
+    $value `,` $dest (`[` $indices^ `]`)? (`order` `(` $order^ `)`)?
+    (`exclusive` $exclusive^)? attr-dict `:`
     type($value) `,` qualified(type($dest))
   }];
   let hasVerifier = 1;

@@ -1,0 +1,294 @@
+// The conflict analysis of tile-legalize-atomics: which blocks of a grid can
+// update the same destination element through one tile.atomic_add.
+#include "tilec/Transforms/AtomicConflictAnalysis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace tilec::tile;
+
+namespace tilec {
+
+std::optional<int64_t> GridCollision::splitExtent() const {
+  if (period && gridExtent)
+    return std::min(*period, *gridExtent);
+  if (period)
+    return period;
+  return gridExtent;
+}
+
+namespace {
+
+/// An index value as a function of the block indices.
+struct Form {
+  enum class Kind { Invariant, Block, Unknown };
+  Kind kind = Kind::Unknown;
+  std::optional<int64_t> constant; // Invariant: its value, when known
+  // Block: a * (b_k floordiv q) + c, c invariant; zeroOffset when c == 0.
+  unsigned k = 0;
+  int64_t a = 1, q = 1;
+  bool zeroOffset = true;
+
+  static Form unknown() { return {}; }
+  static Form invariant(std::optional<int64_t> c = std::nullopt) {
+    Form f;
+    f.kind = Kind::Invariant;
+    f.constant = c;
+    return f;
+  }
+  static Form block(unsigned k, int64_t a, int64_t q, bool zeroOffset) {
+    Form f;
+    f.kind = Kind::Block;
+    f.k = k;
+    f.a = a;
+    f.q = q;
+    f.zeroOffset = zeroOffset;
+    return f;
+  }
+  bool isInvariant() const { return kind == Kind::Invariant; }
+  bool isBlock() const { return kind == Kind::Block; }
+  bool isZero() const { return isInvariant() && constant == 0; }
+};
+
+class FormAnalysis {
+public:
+  explicit FormAnalysis(KernelOp kernel) : kernel(kernel) {}
+
+  Form get(Value v) {
+    auto it = memo.find(v);
+    if (it != memo.end())
+      return it->second;
+    Form f = compute(v);
+    memo[v] = f;
+    return f;
+  }
+
+private:
+  Form compute(Value v);
+  KernelOp kernel;
+  llvm::DenseMap<Value, Form> memo;
+};
+
+Form FormAnalysis::compute(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != &kernel.getBodyBlock())
+      return Form::unknown(); // a loop induction variable
+    unsigned n = kernel.getNumArguments();
+    if (arg.getArgNumber() < n)
+      return Form::invariant(); // a scalar kernel argument
+    return Form::block(arg.getArgNumber() - n, 1, 1, true);
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return Form::invariant(i.getInt());
+    return Form::invariant();
+  }
+  if (auto dim = dyn_cast<memref::DimOp>(op)) {
+    auto src = dyn_cast<BlockArgument>(dim.getSource());
+    if (!src || src.getOwner() != &kernel.getBodyBlock() ||
+        !get(dim.getIndex()).isInvariant())
+      return Form::unknown();
+    return Form::invariant();
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+    return get(op->getOperand(0));
+  if (op->getDialect() && op->getDialect()->getNamespace() != "arith")
+    return Form::unknown();
+  if (op->getNumOperands() != 2) {
+    bool inv = llvm::all_of(op->getOperands(),
+                            [&](Value o) { return get(o).isInvariant(); });
+    return inv ? Form::invariant() : Form::unknown();
+  }
+  Form l = get(op->getOperand(0)), r = get(op->getOperand(1));
+  auto both = [&](auto fn) -> std::optional<int64_t> {
+    if (l.constant && r.constant)
+      return fn(*l.constant, *r.constant);
+    return std::nullopt;
+  };
+  if (isa<arith::AddIOp>(op)) {
+    if (l.isInvariant() && r.isInvariant())
+      return Form::invariant(both([](int64_t x, int64_t y) { return x + y; }));
+    if (l.isBlock() && r.isInvariant())
+      return Form::block(l.k, l.a, l.q, l.zeroOffset && r.isZero());
+    if (r.isBlock() && l.isInvariant())
+      return Form::block(r.k, r.a, r.q, r.zeroOffset && l.isZero());
+    if (l.isBlock() && r.isBlock() && l.k == r.k && l.q == r.q)
+      return Form::block(l.k, l.a + r.a, l.q, l.zeroOffset && r.zeroOffset);
+    return Form::unknown();
+  }
+  if (isa<arith::SubIOp>(op)) {
+    if (l.isInvariant() && r.isInvariant())
+      return Form::invariant(both([](int64_t x, int64_t y) { return x - y; }));
+    if (l.isBlock() && r.isInvariant())
+      return Form::block(l.k, l.a, l.q, l.zeroOffset && r.isZero());
+    return Form::unknown(); // c - a*b: a negative coefficient
+  }
+  if (isa<arith::MulIOp>(op)) {
+    if (l.isInvariant() && r.isInvariant())
+      return Form::invariant(both([](int64_t x, int64_t y) { return x * y; }));
+    const Form &b = l.isBlock() ? l : r, &c = l.isBlock() ? r : l;
+    if (b.isBlock() && c.isInvariant() && c.constant && *c.constant > 0)
+      return Form::block(b.k, b.a * *c.constant, b.q, b.zeroOffset);
+    return Form::unknown();
+  }
+  if (isa<arith::DivSIOp, arith::FloorDivSIOp, arith::DivUIOp>(op)) {
+    if (l.isInvariant() && r.isInvariant())
+      return Form::invariant();
+    // (a * (b floordiv q)) floordiv g for b >= 0 (block indices are).
+    if (l.isBlock() && l.zeroOffset && r.constant && *r.constant > 0) {
+      int64_t g = *r.constant;
+      if (l.a % g == 0)
+        return Form::block(l.k, l.a / g, l.q, true);
+      if (g % l.a == 0)
+        return Form::block(l.k, 1, l.q * (g / l.a), true);
+    }
+    return Form::unknown();
+  }
+  if (l.isInvariant() && r.isInvariant())
+    return Form::invariant();
+  return Form::unknown();
+}
+
+/// "h" (the source's name, when the front end recorded it) or "#0".
+std::string indexName(KernelOp kernel, unsigned k) {
+  if (auto names = kernel->getAttrOfType<ArrayAttr>("tile.index_names"))
+    if (k < names.size())
+      if (auto name = dyn_cast<StringAttr>(names[k]))
+        return name.str();
+  return "#" + std::to_string(k);
+}
+
+} // namespace
+
+std::optional<unsigned> atomicDestinationArgument(AtomicAddOp op,
+                                                  KernelOp kernel) {
+  Value dest = op.getDest();
+  if (auto region = dest.getDefiningOp<RegionOp>())
+    dest = region.getSource();
+  auto arg = dyn_cast<BlockArgument>(dest);
+  if (!arg || arg.getOwner() != &kernel.getBodyBlock() ||
+      arg.getArgNumber() >= kernel.getNumArguments())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+std::string describeGridExtent(KernelOp kernel, unsigned blockIndex) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernel.getGrid().getResult(blockIndex).print(os);
+  auto names = kernel->getAttrOfType<ArrayAttr>("tile.dim_names");
+  if (!names)
+    return text;
+  for (int64_t s = static_cast<int64_t>(names.size()) - 1; s >= 0; --s) {
+    auto name = dyn_cast<StringAttr>(names[s]);
+    if (!name)
+      continue;
+    std::string sym = "s" + std::to_string(s);
+    for (size_t at = 0; (at = text.find(sym, at)) != std::string::npos;) {
+      text.replace(at, sym.size(), name.str());
+      at += name.size();
+    }
+  }
+  return text;
+}
+
+AtomicConflict analyzeAtomicConflict(AtomicAddOp op, KernelOp kernel,
+                                     int64_t maxSplit) {
+  AtomicConflict result;
+  for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p) || isa<PipelinedOp>(p) ||
+        p->getName().getStringRef() == "scf.while")
+      result.repeats = true;
+  for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp())
+    if (isa<ParallelOp>(p)) {
+      result.kind = AtomicConflict::Kind::Unsplittable;
+      result.reason = "it is inside a tile.parallel loop, whose iterations may "
+                      "update the same element at the same time";
+      return result;
+    }
+
+  // Offsets and window sizes in every destination dimension.
+  SmallVector<Value> offsets;
+  SmallVector<int64_t> sizes;
+  if (!op.getIndices().empty()) {
+    offsets.append(op.getIndices().begin(), op.getIndices().end());
+    sizes.assign(offsets.size(), 1);
+  } else if (auto region = op.getDest().getDefiningOp<RegionOp>()) {
+    offsets.append(region.getOffsets().begin(), region.getOffsets().end());
+    sizes.append(region.getSizes().begin(), region.getSizes().end());
+  } // else: the whole buffer, in every block: nothing separates blocks.
+
+  FormAnalysis forms(kernel);
+  unsigned rank = kernel.getGridRank();
+  SmallVector<std::optional<int64_t>> period(rank);
+  for (auto [o, s] : llvm::zip(offsets, sizes)) {
+    Form f = forms.get(o);
+    if (!f.isBlock() || f.a <= 0)
+      continue;
+    int64_t p = f.q * ((s + f.a - 1) / f.a);
+    if (!period[f.k] || p < *period[f.k])
+      period[f.k] = p;
+  }
+
+  for (unsigned k = 0; k < rank; ++k) {
+    GridCollision c;
+    c.blockIndex = k;
+    c.period = period[k];
+    if (auto e = dyn_cast<AffineConstantExpr>(kernel.getGrid().getResult(k)))
+      c.gridExtent = e.getValue();
+    std::optional<int64_t> extent = c.splitExtent();
+    if (extent && *extent <= 1)
+      continue;
+    result.collisions.push_back(c);
+  }
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (result.collisions.empty()) {
+    result.kind = AtomicConflict::Kind::Exclusive;
+    os << "each element is updated by one block only";
+    result.reason = text;
+    return result;
+  }
+  for (const GridCollision &c : result.collisions)
+    if (!c.splitExtent()) {
+      result.kind = AtomicConflict::Kind::DynamicSplit;
+      os << "blocks collide over block index "
+         << indexName(kernel, c.blockIndex)
+         << ", whose extent (" << describeGridExtent(kernel, c.blockIndex)
+         << ") is not a compile-time constant";
+      result.reason = text;
+      return result;
+    }
+  int64_t total = 1;
+  for (const GridCollision &c : result.collisions)
+    total = std::min<int64_t>(total * *c.splitExtent(), int64_t{1} << 40);
+  result.splitExtent = total;
+  os << "blocks collide over ";
+  llvm::interleave(
+      result.collisions, os,
+      [&](const GridCollision &c) {
+        os << "block index " << indexName(kernel, c.blockIndex) << " in "
+           << *c.splitExtent() << " ways (split index "
+           << indexName(kernel, c.blockIndex);
+        if (c.period && (!c.gridExtent || *c.period < *c.gridExtent))
+          os << " mod " << *c.period;
+        os << ")";
+      },
+      " and ");
+  if (total > maxSplit) {
+    result.kind = AtomicConflict::Kind::TooLarge;
+    os << ": " << total << " splits, more than max-split=" << maxSplit;
+  } else {
+    result.kind = AtomicConflict::Kind::ConstantSplit;
+  }
+  result.reason = text;
+  return result;
+}
+
+} // namespace tilec

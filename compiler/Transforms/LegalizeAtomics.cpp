@@ -1,0 +1,435 @@
+// tile-legalize-atomics: decides how every tile.atomic_add is realised
+// (exclusive read-modify-write, f32 workspace, deterministic split + sum, or
+// native) and turns every user kernel into a launch plan (tile.entry).
+#include "AtomicKernels.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Transforms/AtomicConflictAnalysis.h"
+#include "tilec/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_LEGALIZEATOMICS
+#include "tilec/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace {
+
+enum class Strategy { FP32, Split, Native };
+enum class Storage { Native, F32Workspace, Split };
+
+/// Everything decided about one destination argument of a kernel.
+struct Destination {
+  unsigned arg = 0;
+  std::string name;
+  SmallVector<AtomicAddOp> sites;
+  AtomicConflict conflict;
+  Storage storage = Storage::Native;
+  bool exclusive = false;
+  int64_t splits = 1;
+  std::string why;   // the strategy part of the remark, before kernel names
+  std::string pre, post; // generated kernels (names)
+};
+
+std::string argName(KernelOp kernel, unsigned i) {
+  auto names = kernel->getAttrOfType<ArrayAttr>("tile.arg_names");
+  if (names && i < names.size())
+    if (auto s = dyn_cast<StringAttr>(names[i]))
+      return s.str();
+  return "#" + std::to_string(i);
+}
+
+std::string typeText(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+std::string opName(Operation *op) {
+  return op->getName().getStringRef().str();
+}
+
+/// Why the uses of destination `arg` keep it from being replaced by an f32
+/// workspace (`forSplit`: by a partial buffer that only atomics may touch);
+/// empty when nothing does.
+std::string replacementBlocker(Value arg, bool forSplit) {
+  auto allowed = [&](Operation *user, Value used) {
+    if (auto a = dyn_cast<AtomicAddOp>(user))
+      return a.getDest() == used;
+    return !forSplit && isa<CopyOp>(user);
+  };
+  for (Operation *user : arg.getUsers()) {
+    if (isa<memref::DimOp>(user) || allowed(user, arg))
+      continue;
+    if (auto region = dyn_cast<RegionOp>(user)) {
+      for (Operation *inner : region->getUsers())
+        if (!allowed(inner, region))
+          return "it is also accessed by '" + opName(inner) + "'";
+      continue;
+    }
+    return "it is also accessed by '" + opName(user) + "'";
+  }
+  return "";
+}
+
+class KernelLegalizer {
+public:
+  KernelLegalizer(ModuleOp module, KernelOp kernel, Strategy strategy,
+                  int64_t maxSplit, bool deterministic)
+      : module(module), kernel(kernel), strategy(strategy),
+        maxSplit(maxSplit), deterministic(deterministic) {}
+
+  LogicalResult run();
+
+private:
+  void decide(Destination &d);
+  std::string uniqueName(const std::string &base);
+  void retypeToF32(Destination &d);
+  void retypeToSplit(Destination &d);
+  void buildEntry(StringRef userName, FunctionType userType,
+                  ArrayRef<Destination *> replaced);
+
+  ModuleOp module;
+  KernelOp kernel;
+  Strategy strategy;
+  int64_t maxSplit;
+  bool deterministic;
+  std::string mainName;
+};
+
+std::string KernelLegalizer::uniqueName(const std::string &base) {
+  std::string name = base;
+  for (int i = 1; SymbolTable::lookupSymbolIn(module, name); ++i)
+    name = base + "_" + std::to_string(i);
+  return name;
+}
+
+void KernelLegalizer::decide(Destination &d) {
+  Value arg = kernel.getArgument(d.arg);
+  Type elem = cast<MemRefType>(arg.getType()).getElementType();
+  bool isFloat = isa<FloatType>(elem);
+  bool narrow = elem.isBF16() || elem.isF16();
+  bool workspaceable = (narrow || elem.isF32()) &&
+                       cast<MemRefType>(arg.getType()).getRank() >= 1;
+  std::string f32Blocker = replacementBlocker(arg, /*forSplit=*/false);
+  if (d.sites.size() > 1) {
+    d.conflict = AtomicConflict();
+    d.conflict.kind = AtomicConflict::Kind::Unsplittable;
+    d.conflict.reason = "'" + d.name + "' is updated by " +
+                        std::to_string(d.sites.size()) +
+                        " atomic_add ops, and collisions between different "
+                        "ops are not analysed";
+    d.conflict.repeats = true;
+  } else {
+    d.conflict = analyzeAtomicConflict(d.sites.front(), kernel, maxSplit);
+  }
+  std::string dtype = typeText(elem);
+
+  if (!isFloat) {
+    d.exclusive = d.conflict.kind == AtomicConflict::Kind::Exclusive;
+    d.why = d.exclusive ? "plain read-modify-write in " + dtype
+                        : "integer additions are exact in any order: " +
+                              dtype + " atomics in place";
+    return;
+  }
+  if (d.conflict.kind == AtomicConflict::Kind::Exclusive) {
+    d.exclusive = true;
+    if (narrow && d.conflict.repeats && strategy != Strategy::Native &&
+        f32Blocker.empty()) {
+      d.storage = Storage::F32Workspace;
+      d.why = "the op repeats within a block, so it accumulates with plain "
+              "read-modify-writes into an f32 workspace";
+    } else {
+      d.why = "plain read-modify-write in " + dtype;
+    }
+    return;
+  }
+  std::string fallback;
+  if (strategy == Strategy::Split) {
+    std::string splitBlocker = replacementBlocker(arg, /*forSplit=*/true);
+    if (d.conflict.kind == AtomicConflict::Kind::ConstantSplit &&
+        workspaceable && splitBlocker.empty()) {
+      d.storage = Storage::Split;
+      d.exclusive = true;
+      d.splits = d.conflict.splitExtent;
+      d.why = "split: each of the " + std::to_string(d.splits) +
+              " splits updates its own slice of a zeroed f32 partial "
+              "buffer with plain read-modify-writes";
+      return;
+    }
+    if (!workspaceable)
+      fallback = "split does not handle " + dtype + " destinations";
+    else if (d.conflict.kind == AtomicConflict::Kind::ConstantSplit)
+      fallback = "split is not possible because " + splitBlocker;
+    else
+      fallback = "split is not possible";
+  }
+  if (strategy != Strategy::Native && narrow && f32Blocker.empty()) {
+    d.storage = Storage::F32Workspace;
+    d.why = "fp32: f32 atomics into an f32 workspace";
+  } else if (strategy != Strategy::Native && narrow) {
+    d.why = "fp32 is not possible because " + f32Blocker + ", so " + dtype +
+            " atomics in place";
+  } else {
+    d.why = (strategy == Strategy::Native ? "native: " : "") + dtype +
+            " atomics in place";
+  }
+  if (!fallback.empty())
+    d.why = fallback + ", so " + d.why;
+}
+
+void KernelLegalizer::retypeToF32(Destination &d) {
+  BlockArgument arg = kernel.getArgument(d.arg);
+  auto old = cast<MemRefType>(arg.getType());
+  Type f32 = Float32Type::get(kernel.getContext());
+  arg.setType(MemRefType::get(old.getShape(), f32, old.getLayout(),
+                              old.getMemorySpace()));
+  for (Operation *user : arg.getUsers())
+    if (auto region = dyn_cast<RegionOp>(user)) {
+      RegionType t = region.getType();
+      region.getResult().setType(
+          RegionType::get(t.getContext(), t.getShape(), f32, t.getSpace()));
+    }
+}
+
+void KernelLegalizer::retypeToSplit(Destination &d) {
+  BlockArgument arg = kernel.getArgument(d.arg);
+  auto old = cast<MemRefType>(arg.getType());
+  Type f32 = Float32Type::get(kernel.getContext());
+  SmallVector<int64_t> shape = {d.splits};
+  shape.append(old.getShape().begin(), old.getShape().end());
+  arg.setType(getTileMemRefType(shape, f32, MemorySpace::Global));
+
+  // The split index, from the colliding block indices (first one fastest).
+  OpBuilder b(kernel.getContext());
+  b.setInsertionPointToStart(&kernel.getBodyBlock());
+  Location loc = d.sites.front().getLoc();
+  Value index;
+  int64_t stride = 1;
+  for (const GridCollision &c : d.conflict.collisions) {
+    int64_t e = *c.splitExtent();
+    Value term = kernel.getBlockIndex(c.blockIndex);
+    if (!c.gridExtent || e < *c.gridExtent)
+      term = arith::RemSIOp::create(
+          b, loc, term, arith::ConstantIndexOp::create(b, loc, e));
+    if (stride != 1)
+      term = arith::MulIOp::create(
+          b, loc, term, arith::ConstantIndexOp::create(b, loc, stride));
+    index = index ? arith::AddIOp::create(b, loc, index, term).getResult()
+                  : term;
+    stride *= e;
+  }
+
+  for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+    if (auto dim = dyn_cast<memref::DimOp>(user)) {
+      OpBuilder db(dim);
+      Value next = arith::AddIOp::create(
+          db, dim.getLoc(), dim.getIndex(),
+          arith::ConstantIndexOp::create(db, dim.getLoc(), 1));
+      dim.getIndexMutable().assign(next);
+    } else if (auto region = dyn_cast<RegionOp>(user)) {
+      OpBuilder rb(region);
+      SmallVector<Value> offsets = {index};
+      offsets.append(region.getOffsets().begin(), region.getOffsets().end());
+      SmallVector<int64_t> sizes = {1};
+      sizes.append(region.getSizes().begin(), region.getSizes().end());
+      auto slice = RegionOp::create(rb, region.getLoc(), arg, offsets, sizes);
+      if (auto pad = region.getPadAttr())
+        slice.setPadAttr(pad);
+      region.getResult().replaceAllUsesWith(slice.getResult());
+      region.erase();
+    } else if (auto atomic = dyn_cast<AtomicAddOp>(user)) {
+      SmallVector<Value> indices = {index};
+      indices.append(atomic.getIndices().begin(), atomic.getIndices().end());
+      atomic.getIndicesMutable().assign(indices);
+    }
+  }
+}
+
+void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
+                                 ArrayRef<Destination *> replaced) {
+  OpBuilder b(kernel.getContext());
+  b.setInsertionPointAfter(kernel);
+  Location loc = kernel.getLoc();
+  auto entry = EntryOp::create(b, loc, userName, userType);
+  for (StringRef attr : {"tile.arg_names", "tile.arg_shapes", "tile.dim_names"})
+    if (Attribute a = kernel->getAttr(attr))
+      entry->setAttr(attr, a);
+  b.setInsertionPointToStart(&entry.getBodyBlock());
+  SmallVector<Value> args(entry.getBodyBlock().getArguments());
+  SmallVector<Value> launchArgs(args);
+  SmallVector<Value> buffers;
+  llvm::DenseMap<int64_t, Value> constants;
+  auto constant = [&](int64_t v) {
+    Value &c = constants[v];
+    if (!c)
+      c = arith::ConstantIndexOp::create(b, loc, v);
+    return c;
+  };
+  for (Destination *d : replaced) {
+    Value dst = args[d->arg];
+    auto dstType = cast<MemRefType>(dst.getType());
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < dstType.getRank(); ++i)
+      if (dstType.isDynamicDim(i))
+        sizes.push_back(memref::DimOp::create(b, loc, dst, constant(i)));
+    auto type = cast<MemRefType>(kernel.getArgument(d->arg).getType());
+    bool split = d->storage == Storage::Split;
+    Value ws = WorkspaceOp::create(b, loc, type, sizes, /*zeroed=*/split);
+    if (!split)
+      LaunchOp::create(b, loc, d->pre, ValueRange{dst, ws});
+    launchArgs[d->arg] = ws;
+    buffers.push_back(ws);
+  }
+  LaunchOp::create(b, loc, mainName, launchArgs);
+  for (auto [d, ws] : llvm::zip(replaced, buffers)) {
+    LaunchOp::create(b, loc, d->post, ValueRange{ws, args[d->arg]});
+    FreeOp::create(b, loc, ws);
+  }
+}
+
+LogicalResult KernelLegalizer::run() {
+  std::string userName = kernel.getSymName().str();
+  FunctionType userType = kernel.getFunctionType();
+
+  // Atomic sites, grouped by the kernel argument they update.
+  llvm::MapVector<unsigned, Destination> dests;
+  SmallVector<AtomicAddOp> local;
+  kernel.walk([&](AtomicAddOp op) {
+    std::optional<unsigned> arg = atomicDestinationArgument(op, kernel);
+    if (!arg) {
+      local.push_back(op);
+      return;
+    }
+    Destination &d = dests[*arg];
+    d.arg = *arg;
+    d.name = argName(kernel, *arg);
+    d.sites.push_back(op);
+  });
+  for (AtomicAddOp op : local)
+    op.emitRemark() << "atomic_add into a "
+                    << describeTile(op.getDest().getType())
+                    << ": the block's own memory, left as written";
+
+  bool failed = false;
+  for (auto &[arg, d] : dests) {
+    decide(d);
+    bool nondeterministic =
+        isa<FloatType>(getElementTypeOf(kernel.getArgument(arg).getType())) &&
+        !d.exclusive;
+    if (deterministic && nondeterministic) {
+      for (AtomicAddOp site : d.sites)
+        site.emitError() << "atomic_add into '" << d.name
+                         << "' cannot be made deterministic: "
+                         << d.conflict.reason;
+      failed = true;
+    }
+  }
+  if (failed)
+    return failure();
+
+  // Rename the kernel, then build what each destination needs.
+  mainName = uniqueName(userName + "_main");
+  kernel.setSymName(mainName);
+  SmallVector<Destination *> replaced;
+  OpBuilder b(kernel);
+  for (auto &[arg, d] : dests) {
+    auto dstType = cast<MemRefType>(userType.getInput(arg));
+    if (d.storage == Storage::F32Workspace) {
+      retypeToF32(d);
+      auto wsType = cast<MemRefType>(kernel.getArgument(arg).getType());
+      d.pre = uniqueName(userName + "_" + d.name + "_to_f32");
+      buildAtomicKernel(b, kernel.getLoc(), d.pre, AtomicKernelKind::ToF32,
+                        dstType, wsType, 1, d.name);
+      d.post = uniqueName(userName + "_" + d.name + "_from_f32");
+      buildAtomicKernel(b, kernel.getLoc(), d.post, AtomicKernelKind::FromF32,
+                        dstType, wsType, 1, d.name);
+      replaced.push_back(&d);
+    } else if (d.storage == Storage::Split) {
+      retypeToSplit(d);
+      auto partType = cast<MemRefType>(kernel.getArgument(arg).getType());
+      d.post = uniqueName(userName + "_" + d.name + "_sum");
+      buildAtomicKernel(b, kernel.getLoc(), d.post, AtomicKernelKind::Sum,
+                        dstType, partType, d.splits, d.name);
+      replaced.push_back(&d);
+    }
+    for (AtomicAddOp site : d.sites)
+      if (d.exclusive)
+        site.setExclusive(true);
+    std::string kernels;
+    if (d.storage == Storage::F32Workspace)
+      kernels = " (@" + d.pre + " before, @" + d.post + " after)";
+    else if (d.storage == Storage::Split)
+      kernels = ", and @" + d.post + " adds the slices into '" + d.name +
+                "' in a fixed order";
+    Type elem = getElementTypeOf(userType.getInput(arg));
+    for (AtomicAddOp site : d.sites)
+      site.emitRemark() << "atomic_add into '" << d.name << "' ("
+                        << typeText(elem) << "): " << d.conflict.reason
+                        << "; " << d.why << kernels;
+  }
+  SmallVector<Type> inputs;
+  for (BlockArgument a :
+       kernel.getBodyBlock().getArguments().take_front(kernel.getNumArguments()))
+    inputs.push_back(a.getType());
+  kernel.setFunctionType(FunctionType::get(kernel.getContext(), inputs, {}));
+  buildEntry(userName, userType, replaced);
+  return success();
+}
+
+struct LegalizeAtomics : tilec::impl::LegalizeAtomicsBase<LegalizeAtomics> {
+  using LegalizeAtomicsBase::LegalizeAtomicsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Strategy s;
+    if (strategy == "fp32")
+      s = Strategy::FP32;
+    else if (strategy == "split")
+      s = Strategy::Split;
+    else if (strategy == "native")
+      s = Strategy::Native;
+    else {
+      module.emitError() << "tile-legalize-atomics: unknown strategy '"
+                         << strategy << "'; expected fp32, split or native";
+      return signalPassFailure();
+    }
+    if (deterministic && s != Strategy::Split) {
+      module.emitError() << "tile-legalize-atomics: deterministic needs "
+                            "strategy=split, got '"
+                         << strategy << "'";
+      return signalPassFailure();
+    }
+    if (maxSplit < 1) {
+      module.emitError() << "tile-legalize-atomics: max-split must be at "
+                            "least 1, got "
+                         << maxSplit;
+      return signalPassFailure();
+    }
+    // User kernels: those no entry launches yet (the pass is idempotent).
+    llvm::StringSet<> launched;
+    module.walk([&](LaunchOp l) { launched.insert(l.getKernel()); });
+    SmallVector<KernelOp> kernels;
+    for (KernelOp k : module.getOps<KernelOp>())
+      if (!launched.contains(k.getSymName()))
+        kernels.push_back(k);
+    bool failed = false;
+    for (KernelOp k : kernels) {
+      KernelLegalizer legalizer(module, k, s, maxSplit, deterministic);
+      if (mlir::failed(legalizer.run()))
+        failed = true;
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace

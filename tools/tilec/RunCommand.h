@@ -1,0 +1,22 @@
+#ifndef TILEC_TOOLS_TILEC_RUNCOMMAND_H
+#define TILEC_TOOLS_TILEC_RUNCOMMAND_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+struct RunCommandOptions {
+  std::string file, kernel, target = "cpu", outputDir;
+  std::vector<std::string> defines, inputs, dims, zeros;
+  uint64_t seed = 0;
+  bool shuffle = false;
+};
+
+/// Returns the process exit status.
+int runCommand(const RunCommandOptions &options);
+
+} // namespace tilec
+
+#endif
