@@ -9,6 +9,9 @@ BUILD_TYPE="${BUILD_TYPE:-Release}"
 
 bash "$ROOT/scripts/setup.sh"
 
+# ccache hits across clones in different folders (CI builds a fresh clone).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+
 if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
 fi
