@@ -1,10 +1,12 @@
 #include "tilec/Driver/Driver.h"
 #include "tilec/Frontend/Parser.h"
+#include "tilec/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 
@@ -45,6 +47,30 @@ OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
     PassManager pm(&context);
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return nullptr;
+  }
+  if (!options.atomics.empty()) {
+    // Remarks reach diagOS only when asked for; errors always do.
+    // A remark or error names its source line; the op itself adds nothing.
+    bool printOp = context.shouldPrintOpOnDiagnostic();
+    context.printOpOnDiagnostic(false);
+    auto restore = llvm::make_scope_exit(
+        [&] { context.printOpOnDiagnostic(printOp); });
+    ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+      return success(d.getSeverity() == DiagnosticSeverity::Remark &&
+                     !options.remarks);
+    });
+    PassManager pm(&context);
+    LegalizeAtomicsOptions legalize;
+    legalize.strategy = options.atomics;
+    legalize.deterministic = options.deterministic;
+    legalize.maxSplit = options.maxSplit;
+    pm.addPass(createLegalizeAtomics(legalize));
+    if (options.cleanup) {
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
     if (failed(pm.run(*module)))
       return nullptr;
   }

@@ -433,8 +433,12 @@ void MLIRGen::generateKernel(const Kernel &kernel) {
   SmallVector<AffineExpr> gridExprs;
   AffineBuilder affine(*this, namedDims, "a grid extent");
   for (auto &g : kernel.grid)
-    if (auto e = affine.build(*g))
+    if (auto e = affine.build(*g)) {
+      if (auto c = llvm::dyn_cast<AffineConstantExpr>(*e); c && c.getValue() <= 0)
+        error(g->getRange(), "grid extent must be positive, got " +
+                                 llvm::Twine(c.getValue()));
       gridExprs.push_back(*e);
+    }
   if (kernel.grid.size() > 3)
     error(kernel.gridRange, "grid takes 1 to 3 extents, got " +
                                 llvm::Twine(kernel.grid.size()));

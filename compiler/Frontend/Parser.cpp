@@ -473,6 +473,14 @@ StmtPtr Parser::parseIf(bool isElif) {
     return nullptr;
   }
   if (is(Tok::KwElif)) {
+    // Each elif nests one level deeper (it is an if in the else branch).
+    DepthGuard guard(depth);
+    if (depth > kMaxDepth) {
+      diag.error(peek().range(), "too many 'elif' branches in one chain (the "
+                                 "limit is " + llvm::Twine(kMaxDepth) + ")");
+      skipStatement();
+      return stmt;
+    }
     if (StmtPtr nested = parseIf(/*isElif=*/true))
       stmt->elseBody.push_back(std::move(nested));
   } else if (accept(Tok::KwElse)) {

@@ -95,6 +95,7 @@ private:
   void retypeToF32(Destination &d);
   void retypeToSplit(Destination &d);
   void buildEntry(StringRef userName, FunctionType userType,
+                  ArrayRef<NamedAttribute> userAttrs,
                   ArrayRef<Destination *> replaced);
 
   ModuleOp module;
@@ -207,6 +208,21 @@ void KernelLegalizer::retypeToSplit(Destination &d) {
   SmallVector<int64_t> shape = {d.splits};
   shape.append(old.getShape().begin(), old.getShape().end());
   arg.setType(getTileMemRefType(shape, f32, MemorySpace::Global));
+  // The argument's shape in terms of named dims gains the split extent.
+  if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"))
+    if (d.arg < shapes.size())
+      if (auto map = dyn_cast<AffineMapAttr>(shapes[d.arg])) {
+        SmallVector<AffineExpr> results = {
+            getAffineConstantExpr(d.splits, kernel.getContext())};
+        llvm::append_range(results, map.getValue().getResults());
+        SmallVector<Attribute> updated(shapes.begin(), shapes.end());
+        updated[d.arg] = AffineMapAttr::get(
+            AffineMap::get(map.getValue().getNumDims(),
+                           map.getValue().getNumSymbols(), results,
+                           kernel.getContext()));
+        kernel->setAttr("tile.arg_shapes",
+                        ArrayAttr::get(kernel.getContext(), updated));
+      }
 
   // The split index, from the colliding block indices (first one fastest).
   OpBuilder b(kernel.getContext());
@@ -255,14 +271,14 @@ void KernelLegalizer::retypeToSplit(Destination &d) {
 }
 
 void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
+                                 ArrayRef<NamedAttribute> userAttrs,
                                  ArrayRef<Destination *> replaced) {
   OpBuilder b(kernel.getContext());
   b.setInsertionPointAfter(kernel);
   Location loc = kernel.getLoc();
   auto entry = EntryOp::create(b, loc, userName, userType);
-  for (StringRef attr : {"tile.arg_names", "tile.arg_shapes", "tile.dim_names"})
-    if (Attribute a = kernel->getAttr(attr))
-      entry->setAttr(attr, a);
+  for (NamedAttribute attr : userAttrs)
+    entry->setAttr(attr.getName(), attr.getValue());
   b.setInsertionPointToStart(&entry.getBodyBlock());
   SmallVector<Value> args(entry.getBodyBlock().getArguments());
   SmallVector<Value> launchArgs(args);
@@ -299,6 +315,13 @@ void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
 LogicalResult KernelLegalizer::run() {
   std::string userName = kernel.getSymName().str();
   FunctionType userType = kernel.getFunctionType();
+  // The user's view of the signature, for the entry (the main kernel's
+  // shapes change with split).
+  SmallVector<NamedAttribute> userAttrs;
+  for (StringRef name : {"tile.arg_names", "tile.arg_shapes", "tile.dim_names"})
+    if (Attribute a = kernel->getAttr(name))
+      userAttrs.push_back(NamedAttribute(
+          StringAttr::get(kernel.getContext(), name), a));
 
   // Atomic sites, grouped by the kernel argument they update.
   llvm::MapVector<unsigned, Destination> dests;
@@ -381,7 +404,7 @@ LogicalResult KernelLegalizer::run() {
        kernel.getBodyBlock().getArguments().take_front(kernel.getNumArguments()))
     inputs.push_back(a.getType());
   kernel.setFunctionType(FunctionType::get(kernel.getContext(), inputs, {}));
-  buildEntry(userName, userType, replaced);
+  buildEntry(userName, userType, userAttrs, replaced);
   return success();
 }
 
@@ -411,7 +434,7 @@ struct LegalizeAtomics : tilec::impl::LegalizeAtomicsBase<LegalizeAtomics> {
     if (maxSplit < 1) {
       module.emitError() << "tile-legalize-atomics: max-split must be at "
                             "least 1, got "
-                         << maxSplit;
+                         << static_cast<int64_t>(maxSplit);
       return signalPassFailure();
     }
     // User kernels: those no entry launches yet (the pass is idempotent).

@@ -1,5 +1,6 @@
 // tilec: the command-line compiler.
-//   tilec FILE [-o OUT] [-D name=value]... [--emit=ast|mlir] [--kernel NAME]
+//   tilec FILE [-o OUT] [-D name=value]... [--emit=ast|mlir|legalized] [--kernel NAME]
+//         [--atomics=fp32|split|native] [--deterministic] [--max-split=N] [--remarks]
 #include "tilec/Driver/Driver.h"
 #include "tilec/Frontend/Parser.h"
 
@@ -19,7 +20,7 @@ using namespace llvm;
 
 namespace {
 
-enum class Emit { AST, MLIR };
+enum class Emit { AST, MLIR, Legalized };
 
 cl::OptionCategory category("tilec options");
 
@@ -35,11 +36,32 @@ cl::opt<Emit> emit(
     "emit", cl::desc("What to produce"), cl::init(Emit::MLIR),
     cl::values(clEnumValN(Emit::AST, "ast", "the parsed syntax tree"),
                clEnumValN(Emit::MLIR, "mlir",
-                          "verified tile-level IR (canonicalized)")),
+                          "verified tile-level IR (canonicalized)"),
+               clEnumValN(Emit::Legalized, "legalized",
+                          "after atomic legalization: kernels and the launch "
+                          "plan (tile.entry) of each")),
     cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"), cl::cat(category));
+// Atomic legalization (docs/atomics.md); applies from --emit=legalized on.
+cl::opt<std::string> atomics(
+    "atomics",
+    cl::desc("How atomic_add into bf16/f16 tensors is realised: fp32 "
+             "(f32 workspace, default), split (deterministic split + sum "
+             "where legal, fp32 elsewhere) or native"),
+    cl::value_desc("fp32|split|native"), cl::init("fp32"), cl::cat(category));
+cl::opt<bool> deterministic(
+    "deterministic",
+    cl::desc("Split wherever legal and fail at any float atomic that cannot "
+             "be made deterministic (implies --atomics=split)"),
+    cl::cat(category));
+cl::opt<int64_t> maxSplit("max-split",
+                          cl::desc("Most partial slices split may allocate"),
+                          cl::value_desc("N"), cl::init(8), cl::cat(category));
+cl::opt<bool> remarks("remarks",
+                      cl::desc("Explain how each atomic_add is realised"),
+                      cl::cat(category));
 
 #ifdef TILEC_HAVE_CPU_RUN
 cl::SubCommand runSub("run", "Run one kernel on the CPU reference backend");
@@ -104,6 +126,20 @@ int main(int argc, char **argv) {
 
   tilec::CompileOptions options;
   options.gen.kernel = kernelName;
+  if (atomics != "fp32" && atomics != "split" && atomics != "native")
+    return fail("--atomics expects fp32, split or native, got '" + atomics +
+                "'");
+  if (deterministic && atomics.getNumOccurrences() && atomics != "split")
+    return fail("--deterministic needs --atomics=split, got --atomics=" +
+                atomics);
+  if (maxSplit < 1)
+    return fail("--max-split must be at least 1, got " + Twine(maxSplit));
+  if (emit == Emit::Legalized) {
+    options.atomics = deterministic ? "split" : atomics.getValue();
+    options.deterministic = deterministic;
+    options.maxSplit = maxSplit;
+    options.remarks = remarks;
+  }
   for (const std::string &d : defines) {
     auto [name, value] = StringRef(d).split('=');
     if (name.empty() || value.empty() || !StringRef(d).contains('='))

@@ -197,6 +197,15 @@ llvm::Expected<std::unique_ptr<CPUModule>> CPUModule::compile(ModuleOp module) {
   registerLLVMDialectTranslation(*context);
 
   std::unique_ptr<CPUModule> result(new CPUModule());
+  // Entries (launch plans) run on the host: read them, then drop them from
+  // what is lowered.
+  for (auto entry : llvm::make_early_inc_range(module.getOps<tile::EntryOp>())) {
+    auto info = extractEntry(entry);
+    if (!info)
+      return info.takeError();
+    result->entryInfos.push_back(std::move(*info));
+    entry.erase();
+  }
   for (auto kernel : module.getOps<tile::KernelOp>()) {
     KernelInfo info;
     info.name = kernel.getSymName().str();
@@ -336,6 +345,8 @@ struct Descriptor {
 
 llvm::Error CPUModule::run(llvm::StringRef name, std::vector<HostTensor *> args,
                            const RunOptions &options) {
+  if (const EntryInfo *e = entry(name))
+    return runEntry(*e, std::move(args), options);
   const KernelInfo *info = kernel(name);
   if (!info)
     return error("no kernel named '" + name + "'");

@@ -22,7 +22,8 @@ llvm::Error error(const llvm::Twine &message) {
 
 llvm::Expected<std::unique_ptr<CPUModule>>
 compileKernel(mlir::MLIRContext &context, const std::string &path,
-              const std::map<std::string, std::string> &defines) {
+              const std::map<std::string, std::string> &defines,
+              const std::string &atomics) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return error("cannot read " + path + ": " + buffer.getError().message());
@@ -30,6 +31,7 @@ compileKernel(mlir::MLIRContext &context, const std::string &path,
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   CompileOptions options;
   options.gen.defines = defines;
+  options.atomics = atomics;
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   auto module = compileToTileIR(context, sourceMgr, options, os);
@@ -73,13 +75,13 @@ llvm::Expected<AttentionRun> runAttentionOnCPU(const std::string &kernelDir,
   AttentionRun run;
   mlir::MLIRContext context;
   auto start = Clock::now();
-  auto fwd = compileKernel(context, kernelDir + "/fwd.tile", full);
+  auto fwd = compileKernel(context, kernelDir + "/fwd.tile", full, config.atomics);
   if (!fwd)
     return fwd.takeError();
-  auto pre = compileKernel(context, kernelDir + "/bwd_preprocess.tile", common);
+  auto pre = compileKernel(context, kernelDir + "/bwd_preprocess.tile", common, config.atomics);
   if (!pre)
     return pre.takeError();
-  auto bwd = compileKernel(context, kernelDir + "/bwd.tile", full);
+  auto bwd = compileKernel(context, kernelDir + "/bwd.tile", full, config.atomics);
   if (!bwd)
     return bwd.takeError();
   run.compileSeconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -100,7 +102,7 @@ llvm::Expected<AttentionRun> runAttentionOnCPU(const std::string &kernelDir,
 
   RunOptions options;
   options.shuffleBlocks = config.shuffleBlocks;
-  options.seed = config.seed;
+  options.seed = config.blockOrderSeed.value_or(config.seed);
   start = Clock::now();
   if (auto err = (*fwd)->run("attn_fwd", {&Q, &K, &V, &O, &lse}, options))
     return std::move(err);

@@ -9,6 +9,7 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace tilec::reference {
@@ -18,6 +19,13 @@ struct AttentionConfig {
   int64_t blockM = 64, blockN = 64;
   bool shuffleBlocks = false;
   uint64_t seed = 1;
+  /// Atomic legalization of the kernels (docs/atomics.md): empty runs the
+  /// atomics as written (a plain read-add-round per block); "fp32", "split"
+  /// or "native" compile with tile-legalize-atomics and run the launch plans.
+  std::string atomics;
+  /// Seed of the block order when shuffling, if it should differ from `seed`
+  /// (which also seeds the inputs): same inputs, another order.
+  std::optional<uint64_t> blockOrderSeed;
 };
 
 struct AttentionRun {

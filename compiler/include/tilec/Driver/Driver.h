@@ -17,6 +17,17 @@ struct CompileOptions {
   frontend::GenOptions gen;
   /// Run canonicalize + cse on the generated IR (what --emit=mlir shows).
   bool cleanup = true;
+  /// Atomic legalization (tile-legalize-atomics, docs/atomics.md) after
+  /// generation: empty for none (atomics as written, what --emit=mlir
+  /// shows), or "fp32", "split" or "native" (what --emit=legalized shows).
+  std::string atomics;
+  /// With atomics == "split": fail at any float atomic that split cannot
+  /// make deterministic.
+  bool deterministic = false;
+  /// Largest number of partial slices the split strategy allocates.
+  int64_t maxSplit = 8;
+  /// Print the legalization's remarks (one per atomic site) to diagOS.
+  bool remarks = false;
 };
 
 /// Parses the main buffer of `sourceMgr`; diagnostics go to `diagOS`.
