@@ -1048,10 +1048,13 @@ void MLIRGen::generateIf(const IfStmt &stmt) {
     return;
   }
   if (cond.kind == Val::Kind::ConstBool) {
-    // Known at compile time (e.g. `if causal:`): only the taken branch exists.
+    // Known at compile time (e.g. `if causal:`): only the taken branch
+    // exists, but the other is checked too, so that flipping a -D does not
+    // reveal errors that were there all along.
     pushScope();
     generateBlock(cond.boolValue ? stmt.thenBody : stmt.elseBody);
     popScope();
+    checkOnly([&] { generateBlock(cond.boolValue ? stmt.elseBody : stmt.thenBody); });
     return;
   }
   OpBuilder::InsertionGuard guard(builder);

@@ -419,8 +419,27 @@ Val MLIRGen::ternary(const TernaryExpr &e) {
                                   describeVal(cond));
     return Val::poison();
   }
-  if (cond.kind == Val::Kind::ConstBool)
-    return expr(cond.boolValue ? *e.thenValue : *e.elseValue);
+  if (cond.kind == Val::Kind::ConstBool) {
+    // Both sides are checked and typed as in the dynamic case; only the taken
+    // one is kept.
+    Val other;
+    checkOnly([&] { other = expr(cond.boolValue ? *e.elseValue : *e.thenValue); });
+    Val taken = expr(cond.boolValue ? *e.thenValue : *e.elseValue);
+    if (taken.isPoison() || other.isPoison())
+      return Val::poison();
+    if (taken.isBoolLike() != other.isBoolLike() || !taken.isScalar() ||
+        !other.isScalar()) {
+      error(e.getRange(), "the two values of '?:' must both be numbers or both "
+                          "bools, got " + describeVal(cond.boolValue ? taken : other) +
+                              " and " + describeVal(cond.boolValue ? other : taken));
+      return Val::poison();
+    }
+    if (taken.kind == Val::Kind::ConstInt && other.isFloatLike())
+      return Val::constFloat(static_cast<double>(taken.intValue));
+    if (taken.kind == Val::Kind::Int && other.isFloatLike())
+      return Val::dynamic(Val::Kind::Float, toF32(taken, e.getLoc()));
+    return taken;
+  }
   Val a = expr(*e.thenValue), b = expr(*e.elseValue);
   if (a.isPoison() || b.isPoison())
     return Val::poison();

@@ -106,6 +106,20 @@ public:
   /// Reads a tile element of `type` back as a language scalar.
   Val fromElement(mlir::Value v, llvm::SMLoc at);
 
+  /// Generates into a detached block that is then thrown away: a branch a
+  /// compile-time condition does not take is still checked for errors.
+  template <typename Fn>
+  void checkOnly(Fn &&fn) {
+    mlir::Block scratch;
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&scratch);
+    pushScope();
+    fn();
+    popScope();
+    scratch.dropAllReferences();
+    scratch.dropAllDefinedValueUses();
+  }
+
   // Names.
   const Binding *lookup(llvm::StringRef name) const;
   bool define(llvm::StringRef name, Val val, llvm::SMRange at);

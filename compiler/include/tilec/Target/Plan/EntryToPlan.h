@@ -1,0 +1,27 @@
+// A tile.entry lowered to the runtime's launch-plan format
+// (runtime/include/tilec/runtime/LaunchPlan.h): what a host executes with its
+// own tensors, the workspaces hidden inside.
+#ifndef TILEC_TARGET_PLAN_ENTRYTOPLAN_H
+#define TILEC_TARGET_PLAN_ENTRYTOPLAN_H
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/runtime/LaunchPlan.h"
+
+#include "llvm/Support/Error.h"
+
+namespace tilec {
+
+/// Lowers `entry`: tile.workspace -> AllocStep (bytes = product of the sizes
+/// times the element size, zeroFill = zeroed), tile.launch -> LaunchStep
+/// (function = the kernel's name, grid = its grid map over the launch
+/// arguments' dims, block = its threads, dynamic shared memory = its
+/// `tile.shared_bytes` if known, arguments as tensor / workspace pointers),
+/// tile.free -> FreeStep. Index values become Exprs over `dim(arg, axis)`
+/// (divsi becomes floordiv: sizes are never negative). `cubin` is the CUBIN
+/// index every launch gets.
+llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
+                                                     int cubin = 0);
+
+} // namespace tilec
+
+#endif
