@@ -101,11 +101,13 @@ std::vector<Token> Lexer::lexAll() {
   Token end;
   end.text = llvm::StringRef(buffer.end(), 0);
   if (!out.empty() && out.back().kind != Tok::Newline &&
-      out.back().kind != Tok::Dedent) {
+      out.back().kind != Tok::Dedent && bracketDepth == 0) {
     end.kind = Tok::Newline;
     out.push_back(end);
   }
-  while (indents.size() > 1) {
+  // Inside an open bracket the file just ends: no end of line or block, so
+  // the parser reports "found end of file".
+  while (indents.size() > 1 && bracketDepth == 0) {
     indents.pop_back();
     end.kind = Tok::Dedent;
     out.push_back(end);
@@ -121,10 +123,13 @@ void Lexer::lexLineStart(std::vector<Token> &out) {
   while (cur != buffer.end()) {
     const char *lineBegin = cur;
     unsigned width = 0;
+    bool sawTab = false;
     while (cur != buffer.end() && (*cur == ' ' || *cur == '\t')) {
-      if (*cur == '\t') {
-        error(cur, cur + 1, "tab in indentation; indent with spaces");
-        return;
+      if (*cur == '\t' && !sawTab) {
+        diag.error(llvm::SMRange(llvm::SMLoc::getFromPointer(cur),
+                                 llvm::SMLoc::getFromPointer(cur + 1)),
+                   "tab in indentation; indent with spaces");
+        sawTab = true;
       }
       ++width;
       ++cur;
@@ -144,6 +149,10 @@ void Lexer::lexLineStart(std::vector<Token> &out) {
     atLineStart = false;
     Token t;
     t.text = llvm::StringRef(cur, 0);
+    // The width of a tab-indented line means nothing; keep the current level
+    // rather than report a cascade of indentation errors.
+    if (sawTab)
+      width = indents.back();
     if (width > indents.back()) {
       indents.push_back(width);
       t.kind = Tok::Indent;

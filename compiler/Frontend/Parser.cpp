@@ -470,6 +470,9 @@ StmtPtr Parser::parseIf(bool isElif) {
   stmt->cond = std::move(cond);
   if (!parseBlock(stmt->thenBody, "after 'if'")) {
     skipStatement();
+    // The broken if's elif/else branches go with it.
+    while (is(Tok::KwElif) || is(Tok::KwElse))
+      skipStatement();
     return nullptr;
   }
   if (is(Tok::KwElif)) {
