@@ -61,6 +61,8 @@ void ParallelOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult ParallelOp::verifyRegions() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside a tile.kernel";
   ArrayRef<int64_t> extents = getExtents();
   if (extents.empty())
     return emitOpError() << "needs at least one extent";
@@ -129,6 +131,8 @@ void PipelinedOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult PipelinedOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside a tile.kernel";
   if (getStages() < 1)
     return emitOpError() << "stages must be at least 1, got " << getStages();
   return success();

@@ -47,10 +47,13 @@ LogicalResult verifyTileOperand(Operation *op, Value value, StringRef role,
     diag << ", got " << describeTile(value.getType());
     return diag;
   }
-  if (*space != MemorySpace::Global && !op->getParentOfType<KernelOp>())
-    return op->emitOpError()
-           << role << " is a " << stringifyMemorySpace(*space)
-           << " tile used outside a tile.kernel";
+  if (!op->getParentOfType<KernelOp>()) {
+    if (*space != MemorySpace::Global)
+      return op->emitOpError()
+             << role << " is a " << stringifyMemorySpace(*space)
+             << " tile used outside a tile.kernel";
+    return op->emitOpError() << "must be inside a tile.kernel";
+  }
   return success();
 }
 

@@ -535,3 +535,30 @@ tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0
 // expected-error @+1 {{grid extent refers to %Z, which is not a kernel argument}}
 tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%Z[0]) ()[s0] -> (s0) threads(32) as (%a) {
 }
+
+
+// -----
+
+func.func @fill_outside(%g: memref<16xf32, #tile.space<global>>, %v: f32) {
+  // expected-error @+1 {{'tile.fill' op must be inside a tile.kernel}}
+  tile.fill %g, %v : memref<16xf32, #tile.space<global>>
+  return
+}
+
+// -----
+
+func.func @parallel_outside() {
+  // expected-error @+1 {{'tile.parallel' op must be inside a tile.kernel}}
+  tile.parallel (%i) in [4] {
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_outside(%lo: index, %hi: index) {
+  // expected-error @+1 {{'tile.pipelined' op must be inside a tile.kernel}}
+  tile.pipelined %n = %lo to %hi stages 2 {
+  }
+  return
+}
