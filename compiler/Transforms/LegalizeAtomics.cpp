@@ -143,8 +143,8 @@ void KernelLegalizer::decide(Destination &d) {
   }
   if (d.conflict.kind == AtomicConflict::Kind::Exclusive) {
     d.exclusive = true;
-    if (narrow && d.conflict.repeats && strategy != Strategy::Native &&
-        f32Blocker.empty()) {
+    if (narrow && workspaceable && d.conflict.repeats &&
+        strategy != Strategy::Native && f32Blocker.empty()) {
       d.storage = Storage::F32Workspace;
       d.why = "the op repeats within a block, so it accumulates with plain "
               "read-modify-writes into an f32 workspace";
@@ -173,12 +173,14 @@ void KernelLegalizer::decide(Destination &d) {
     else
       fallback = "split is not possible";
   }
-  if (strategy != Strategy::Native && narrow && f32Blocker.empty()) {
+  if (strategy != Strategy::Native && narrow && workspaceable &&
+      f32Blocker.empty()) {
     d.storage = Storage::F32Workspace;
     d.why = "fp32: f32 atomics into an f32 workspace";
   } else if (strategy != Strategy::Native && narrow) {
-    d.why = "fp32 is not possible because " + f32Blocker + ", so " + dtype +
-            " atomics in place";
+    d.why = "fp32 is not possible because " +
+            (workspaceable ? f32Blocker : std::string("it has rank 0")) +
+            ", so " + dtype + " atomics in place";
   } else {
     d.why = (strategy == Strategy::Native ? "native: " : "") + dtype +
             " atomics in place";
@@ -208,6 +210,13 @@ void KernelLegalizer::retypeToSplit(Destination &d) {
   SmallVector<int64_t> shape = {d.splits};
   shape.append(old.getShape().begin(), old.getShape().end());
   arg.setType(getTileMemRefType(shape, f32, MemorySpace::Global));
+  // Grid extents bound to the destination's dims now read the partial
+  // buffer's, one axis further.
+  SmallVector<int64_t> gridOperands(kernel.getGridOperands());
+  for (size_t i = 0; i + 1 < gridOperands.size(); i += 2)
+    if (gridOperands[i] == d.arg)
+      ++gridOperands[i + 1];
+  kernel.setGridOperands(gridOperands);
   // The argument's shape in terms of named dims gains the split extent.
   if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"))
     if (d.arg < shapes.size())
@@ -337,12 +346,26 @@ LogicalResult KernelLegalizer::run() {
     d.name = argName(kernel, *arg);
     d.sites.push_back(op);
   });
-  for (AtomicAddOp op : local)
+  bool failed = false;
+  for (AtomicAddOp op : local) {
+    // Block-local; only an element-form update inside tile.parallel can see
+    // several iterations add into one element, in any order.
+    bool inParallel = op->getParentOfType<ParallelOp>() != nullptr;
+    if (deterministic && inParallel &&
+        isa<FloatType>(getElementTypeOf(op.getDest().getType()))) {
+      op.emitError() << "atomic_add into a "
+                     << describeTile(op.getDest().getType())
+                     << " cannot be made deterministic: it is inside a "
+                        "tile.parallel loop, whose iterations may update the "
+                        "same element in any order";
+      failed = true;
+      continue;
+    }
     op.emitRemark() << "atomic_add into a "
                     << describeTile(op.getDest().getType())
                     << ": the block's own memory, left as written";
+  }
 
-  bool failed = false;
   for (auto &[arg, d] : dests) {
     decide(d);
     bool nondeterministic =

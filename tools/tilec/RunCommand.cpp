@@ -62,6 +62,7 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   CompileOptions compile;
   compile.gen.defines = defines;
   compile.gen.kernel = opts.kernel;
+  compile.atomics = opts.atomics;
   auto module = compileToTileIR(context, sourceMgr, compile, errs());
   if (!module)
     return 1;
@@ -69,6 +70,22 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   if (!cpu)
     return fail(toString(cpu.takeError()));
   const KernelInfo *info = (*cpu)->kernel(opts.kernel);
+  // After atomic legalization the name is an entry (a launch plan) whose
+  // arguments are the kernel's as written; their named dimensions and shapes
+  // come from the kernel compiled without legalization.
+  std::unique_ptr<CPUModule> asWritten;
+  if (!info && (*cpu)->entry(opts.kernel)) {
+    CompileOptions plain = compile;
+    plain.atomics.clear();
+    auto plainModule = compileToTileIR(context, sourceMgr, plain, errs());
+    if (!plainModule)
+      return 1;
+    auto plainCpu = CPUModule::compile(*plainModule);
+    if (!plainCpu)
+      return fail(toString(plainCpu.takeError()));
+    asWritten = std::move(*plainCpu);
+    info = asWritten->kernel(opts.kernel);
+  }
   if (!info)
     return fail("no kernel named '" + opts.kernel + "'");
 

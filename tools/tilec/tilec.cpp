@@ -88,6 +88,10 @@ cl::opt<std::string> runOutputDir("output-dir", cl::sub(runSub),
                                   cl::value_desc("dir"));
 cl::opt<unsigned> runSeed("seed", cl::sub(runSub), cl::init(0),
                           cl::desc("Seed of the random inputs and block order"));
+cl::opt<std::string> runAtomics(
+    "atomics", cl::sub(runSub), cl::init(""), cl::value_desc("fp32|split|native"),
+    cl::desc("Legalize atomics with this strategy and run the launch plan "
+             "(default: the atomics as written)"));
 cl::opt<bool> runShuffle("shuffle-blocks", cl::sub(runSub), cl::init(false),
                          cl::desc("Run the grid's blocks in a random order"));
 #endif
@@ -120,6 +124,7 @@ int main(int argc, char **argv) {
     run.zeros = runZeros;
     run.seed = runSeed;
     run.shuffle = runShuffle;
+    run.atomics = runAtomics;
     return tilec::runCommand(run);
   }
 #endif

@@ -52,3 +52,23 @@ tile.kernel @ok(%X: memref<?x?x64xf32, #tile.space<global>>, %Y: memref<?x?x64xf
   // expected-remark @+1 {{atomic_add into 'N' (i32): blocks collide over block index h, whose extent (s0) is not a compile-time constant; integer additions are exact in any order: i32 atomics in place}}
   tile.atomic_add %i1, %N[%c0] : i32, memref<4xi32, #tile.space<global>>
 }
+
+// -----
+
+// A shared tile is the block's own, but an element-form float atomic inside
+// tile.parallel still adds in any order; a region-form one does not.
+tile.kernel @shared(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%m)
+    attributes {tile.arg_names = ["X"], tile.index_names = ["m"]} {
+  %one = arith.constant 1.0 : f32
+  %lab = tile.alloc : memref<64xi32, #tile.space<fragment>>
+  %h = tile.alloc : memref<16xf32, #tile.space<shared>>
+  %acc = tile.alloc : memref<16xf32, #tile.space<fragment>>
+  // expected-remark @+1 {{atomic_add into a 16xf32 (shared): the block's own memory, left as written}}
+  tile.atomic_add %acc, %h : memref<16xf32, #tile.space<fragment>>, memref<16xf32, #tile.space<shared>>
+  tile.parallel (%i) in [64] {
+    %l = memref.load %lab[%i] : memref<64xi32, #tile.space<fragment>>
+    %b = arith.index_cast %l : i32 to index
+    // expected-error @+1 {{atomic_add into a 16xf32 (shared) cannot be made deterministic: it is inside a tile.parallel loop, whose iterations may update the same element in any order}}
+    tile.atomic_add %one, %h[%b] : f32, memref<16xf32, #tile.space<shared>>
+  }
+}

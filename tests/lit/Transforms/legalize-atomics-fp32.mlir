@@ -147,6 +147,29 @@ tile.kernel @plain(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] ->
 // CHECK-NEXT:    tile.launch @plain_main(
 // CHECK-NEXT:  }
 // TWICE-LABEL: tile.kernel @plain_main(
-// TWICE-NOT:   tile.kernel
-// TWICE:       tile.entry @plain(
-// TWICE-NOT:   tile.entry
+// TWICE-NEXT:  }
+// TWICE-NEXT:  tile.entry @plain(
+// TWICE-NEXT:    tile.launch @plain_main(
+// TWICE-NEXT:  }
+// TWICE-NEXT: }
+
+// -----
+
+// A destination the kernel also fills cannot be stood in for by an f32
+// workspace (the fill's value has the destination's type): bf16 atomics stay.
+tile.kernel @blocked(%X: memref<?xf32, #tile.space<global>>, %A: memref<?xbf16, #tile.space<global>>)
+    grid(%X[0]) ()[s0] -> (s0) threads(128) as (%m)
+    attributes {tile.arg_names = ["X", "A"], tile.index_names = ["m"]} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : bf16
+  %acc = tile.alloc : memref<64xf32, #tile.space<fragment>>
+  %a = tile.region %A[%c0] [64] : memref<?xbf16, #tile.space<global>> -> !tile.region<64xbf16, global>
+  tile.fill %a, %zero : !tile.region<64xbf16, global>
+  tile.atomic_add %acc, %a : memref<64xf32, #tile.space<fragment>>, !tile.region<64xbf16, global>
+}
+// REMARK: remark: atomic_add into 'A' (bf16): blocks collide over block index m, whose extent (s0) is not a compile-time constant; fp32 is not possible because it is also accessed by 'tile.fill', so bf16 atomics in place
+// CHECK-LABEL: tile.kernel @blocked_main(
+// CHECK-SAME:    %A: memref<?xbf16, #tile.space<global>>
+// CHECK-LABEL: tile.entry @blocked(
+// CHECK-NEXT:    tile.launch @blocked_main(%X, %A)
+// CHECK-NEXT:  }

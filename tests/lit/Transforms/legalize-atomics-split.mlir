@@ -132,3 +132,24 @@ tile.kernel @reads(%X: memref<?x?x64xf32, #tile.space<global>>, %dK: memref<?x?x
 // REMARK: remark: atomic_add into 'dK' (bf16): blocks collide over block index h in 2 ways (split index h mod 2); split is not possible because it is also accessed by 'tile.copy', so fp32: f32 atomics into an f32 workspace (@reads_dK_to_f32 before, @reads_dK_from_f32 after)
 // CHECK-LABEL: tile.kernel @reads_main(
 // CHECK-SAME:    %dK: memref<?x?x64xf32, #tile.space<global>>
+
+// -----
+
+// The grid is bound to a dim of the destination that gets split: the grid
+// operand moves one axis further, onto the partial buffer's matching dim.
+tile.kernel @grid_on_dst(%Y: memref<?x64xf32, #tile.space<global>>)
+    grid(%Y[0]) ()[s0] -> (s0 ceildiv 64, 2) threads(128) as (%m, %k)
+    attributes {tile.arg_names = ["Y"], tile.index_names = ["m", "k"]} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %acc = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %row = arith.muli %m, %c64 : index
+  %r = tile.region %Y[%row, %c0] [64, 64] : memref<?x64xf32, #tile.space<global>> -> !tile.region<64x64xf32, global>
+  tile.atomic_add %acc, %r : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xf32, global>
+}
+// REMARK: remark: atomic_add into 'Y' (f32): blocks collide over block index k in 2 ways (split index k); split
+// CHECK-LABEL: tile.kernel @grid_on_dst_main(
+// CHECK-SAME:    %Y: memref<2x?x64xf32, #tile.space<global>>) grid(%Y[1]) ()[s0] -> (s0 ceildiv 64, 2)
+// CHECK:         tile.region %Y[%k, %{{.*}}, %c0] [1, 64, 64]
+// CHECK-LABEL: tile.entry @grid_on_dst(
+// CHECK:         tile.launch @grid_on_dst_main(
