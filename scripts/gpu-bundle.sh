@@ -29,6 +29,9 @@ rm -rf "$bundle_dir"
 mkdir -p "$bundle_dir/bin" "$bundle_dir/include/tilec"
 # The device headers are embedded in every binary; the copy is for reading and for nvcc experiments on the machine.
 cp -r "$repo/runtime/include/tilec/device" "$bundle_dir/include/tilec/"
+# Data the GPU tests read (tests/gpu/PlanGpuTest.cpp looks in <bin>/../data): the plan files tilec emits.
+mkdir -p "$bundle_dir/data"
+cp "$repo"/tests/gpu/data/*.plan "$bundle_dir/data/"
 
 find_binary() {
   local found

@@ -462,8 +462,14 @@ void MLIRGen::generateKernel(const Kernel &kernel) {
             "threads must be a multiple of 32 between 32 and 1024, got " +
                 llvm::Twine(threads));
   }
-  if (diag.errorCount() != errorsBefore)
-    return;
+  // Header errors don't stop here: the body is still generated (into an op
+  // that is erased at the end) so that its own errors are reported in the
+  // same run. The grid gets one extent per named block index so the body's
+  // names resolve.
+  while (gridExprs.size() < std::min<size_t>(kernel.blockIndices.size(), 3))
+    gridExprs.push_back(getAffineConstantExpr(1, &context));
+  if (gridExprs.size() > 3)
+    gridExprs.resize(3);
 
   SmallVector<std::pair<int64_t, int64_t>> gridDims;
   for (auto &d : namedDims)
@@ -502,7 +508,11 @@ void MLIRGen::generateKernel(const Kernel &kernel) {
            kernel.params[d.param].dims[d.dim]->getRange());
   }
   for (auto [i, b] : llvm::enumerate(kernel.blockIndices))
-    define(b.first, Val::dynamic(Val::Kind::Int, op.getBlockIndex(i)), b.second);
+    define(b.first,
+           i < op.getGridRank()
+               ? Val::dynamic(Val::Kind::Int, op.getBlockIndex(i))
+               : Val::poison(),
+           b.second);
 
   generateBlock(kernel.body);
   if (diag.errorCount() != errorsBefore)

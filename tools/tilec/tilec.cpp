@@ -1,8 +1,11 @@
 // tilec: the command-line compiler.
 //   tilec FILE [-o OUT] [-D name=value]... [--emit=ast|mlir|legalized] [--kernel NAME]
 //         [--atomics=fp32|split|native] [--deterministic] [--max-split=N] [--remarks]
+//   --emit=plan: the launch plan of each entry in the runtime's text form (docs/runtime.md)
 #include "tilec/Driver/Driver.h"
 #include "tilec/Frontend/Parser.h"
+#include "tilec/Target/Plan/EntryToPlan.h"
+#include "tilec/runtime/PlanText.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/Support/FileUtilities.h"
@@ -20,7 +23,7 @@ using namespace llvm;
 
 namespace {
 
-enum class Emit { AST, MLIR, Legalized };
+enum class Emit { AST, MLIR, Legalized, Plan };
 
 cl::OptionCategory category("tilec options");
 
@@ -39,7 +42,10 @@ cl::opt<Emit> emit(
                           "verified tile-level IR (canonicalized)"),
                clEnumValN(Emit::Legalized, "legalized",
                           "after atomic legalization: kernels and the launch "
-                          "plan (tile.entry) of each")),
+                          "plan (tile.entry) of each"),
+               clEnumValN(Emit::Plan, "plan",
+                          "the launch plan of each entry, lowered to the "
+                          "runtime's plan text (after legalization)")),
     cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
@@ -139,7 +145,7 @@ int main(int argc, char **argv) {
                 atomics);
   if (maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(maxSplit));
-  if (emit == Emit::Legalized) {
+  if (emit == Emit::Legalized || emit == Emit::Plan) {
     options.atomics = deterministic ? "split" : atomics.getValue();
     options.deterministic = deterministic;
     options.maxSplit = maxSplit;
@@ -178,6 +184,18 @@ int main(int argc, char **argv) {
   auto module = tilec::compileToTileIR(context, sourceMgr, options, errs());
   if (!module)
     return 1;
+  if (emit == Emit::Plan) {
+    std::vector<tilec::runtime::EntrySpec> entries;
+    for (auto entry : module->getOps<tilec::tile::EntryOp>()) {
+      auto spec = tilec::lowerEntry(entry);
+      if (!spec)
+        return fail(toString(spec.takeError()));
+      entries.push_back(std::move(*spec));
+    }
+    output->os() << tilec::runtime::printPlan(entries);
+    output->keep();
+    return 0;
+  }
   module->print(output->os());
   output->keep();
   return 0;

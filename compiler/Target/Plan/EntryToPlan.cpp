@@ -147,4 +147,82 @@ llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
   return plan;
 }
 
+static std::optional<runtime::DType> runtimeDType(Type t) {
+  if (t.isBF16()) return runtime::DType::BF16;
+  if (t.isF16()) return runtime::DType::F16;
+  if (t.isF32()) return runtime::DType::F32;
+  if (t.isF64()) return runtime::DType::F64;
+  if (t.isInteger(1)) return runtime::DType::Bool;
+  if (t.isSignlessInteger(8)) return runtime::DType::I8;
+  if (t.isSignlessInteger(32)) return runtime::DType::I32;
+  if (t.isSignlessInteger(64)) return runtime::DType::I64;
+  if (t.isUnsignedInteger(8)) return runtime::DType::U8;
+  return std::nullopt;
+}
+
+llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry) {
+  auto names = entry->getAttrOfType<ArrayAttr>("tile.arg_names");
+  auto shapes = entry->getAttrOfType<ArrayAttr>("tile.arg_shapes");
+  auto dimNames = entry->getAttrOfType<ArrayAttr>("tile.dim_names");
+  std::vector<runtime::ParamSpec> params;
+  for (auto [i, t] : llvm::enumerate(entry.getFunctionType().getInputs())) {
+    auto memref = dyn_cast<MemRefType>(t);
+    std::optional<runtime::DType> dtype =
+        memref ? runtimeDType(memref.getElementType()) : std::nullopt;
+    if (!dtype)
+      return lowerError(entry, "argument #" + llvm::Twine(i) +
+                                   " is not a tensor of a dtype the runtime "
+                                   "supports");
+    runtime::ParamSpec param;
+    param.name = names && i < names.size()
+                     ? cast<StringAttr>(names[i]).str()
+                     : ("arg" + llvm::Twine(i)).str();
+    param.dtype = *dtype;
+    AffineMap shape;
+    if (shapes && i < shapes.size())
+      if (auto map = dyn_cast<AffineMapAttr>(shapes[i]))
+        shape = map.getValue();
+    for (auto [axis, extent] : llvm::enumerate(memref.getShape())) {
+      runtime::DimSpec dim = runtime::DimSpec::any();
+      if (!ShapedType::isDynamic(extent))
+        dim = runtime::DimSpec(extent);
+      else if (shape && axis < shape.getNumResults()) {
+        AffineExpr e = shape.getResult(axis);
+        if (auto s = dyn_cast<AffineSymbolExpr>(e)) {
+          if (dimNames && s.getPosition() < dimNames.size())
+            dim = runtime::DimSpec(
+                cast<StringAttr>(dimNames[s.getPosition()]).str());
+        } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+          dim = runtime::DimSpec(c.getValue());
+        }
+      }
+      param.dims.push_back(dim);
+    }
+    params.push_back(std::move(param));
+  }
+  // Checked here: the Signature constructor throws, and this library is
+  // built without exceptions. Alignment is the default (16, a power of two).
+  for (const runtime::ParamSpec &param : params)
+    if (param.dims.size() > size_t(runtime::TensorView::kMaxRank))
+      return lowerError(entry, "argument '" + param.name + "' has rank " +
+                                   llvm::Twine(param.dims.size()) +
+                                   ", more than the runtime's " +
+                                   llvm::Twine(runtime::TensorView::kMaxRank));
+  return runtime::Signature(std::move(params));
+}
+
+llvm::Expected<runtime::EntrySpec> lowerEntry(tile::EntryOp entry, int cubin) {
+  runtime::EntrySpec spec;
+  spec.name = entry.getSymName().str();
+  auto signature = lowerEntrySignature(entry);
+  if (!signature)
+    return signature.takeError();
+  spec.signature = std::move(*signature);
+  auto plan = lowerEntryToPlan(entry, cubin);
+  if (!plan)
+    return plan.takeError();
+  spec.plan = std::move(*plan);
+  return spec;
+}
+
 } // namespace tilec

@@ -6,6 +6,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/runtime/LaunchPlan.h"
+#include "tilec/runtime/Module.h"
 
 #include "llvm/Support/Error.h"
 
@@ -21,6 +22,18 @@ namespace tilec {
 /// index every launch gets.
 llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
                                                      int cubin = 0);
+
+/// The entry's runtime signature: one parameter per argument, named by
+/// `tile.arg_names`, with the memref's element type; each axis of
+/// `tile.arg_shapes` that is a bare dim name (`seq`) becomes a named dim, a
+/// constant a static one, anything else (`heads floordiv 2`) any extent.
+/// Scalar arguments and element types the runtime lacks are errors.
+llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry);
+
+/// Signature and plan together: what `tilec --emit=plan` prints
+/// (runtime::printPlan) and a runtime Module loads.
+llvm::Expected<runtime::EntrySpec> lowerEntry(tile::EntryOp entry,
+                                              int cubin = 0);
 
 } // namespace tilec
 
