@@ -41,8 +41,16 @@ OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
       context, program, diag, options.gen, buffer->getBufferIdentifier());
   if (!module || diag.hasErrors())
     return nullptr;
-  if (failed(verify(*module)))
-    return nullptr;
+  {
+    // A verifier error points at the .tile statement the op came from; the
+    // op in generic form would only add noise for a kernel author.
+    bool printOp = context.shouldPrintOpOnDiagnostic();
+    context.printOpOnDiagnostic(false);
+    auto restore = llvm::make_scope_exit(
+        [&] { context.printOpOnDiagnostic(printOp); });
+    if (failed(verify(*module)))
+      return nullptr;
+  }
   if (options.cleanup) {
     PassManager pm(&context);
     pm.addPass(createCanonicalizerPass());

@@ -4,6 +4,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 using namespace tilec::frontend;
@@ -82,6 +83,19 @@ Token Lexer::error(const char *begin, const char *end,
 
 std::vector<Token> Lexer::lexAll() {
   std::vector<Token> out;
+  // Old Mac line endings would silently turn a file into one line (and one
+  // comment); say so instead.
+  for (const char *p = buffer.begin(); p != buffer.end(); ++p)
+    if (*p == '\r' && (p + 1 == buffer.end() || p[1] != '\n')) {
+      diag.error(llvm::SMRange(llvm::SMLoc::getFromPointer(p),
+                               llvm::SMLoc::getFromPointer(p + 1)),
+                 "carriage return without a line feed; use LF or CRLF line "
+                 "endings");
+      Token eof;
+      eof.text = llvm::StringRef(buffer.end(), 0);
+      out.push_back(eof);
+      return out;
+    }
   while (true) {
     if (atLineStart && bracketDepth == 0) {
       lexLineStart(out);
@@ -220,7 +234,9 @@ Token Lexer::lexNumber() {
   errno = 0;
   if (isFloat) {
     t.floatValue = std::strtod(text.c_str(), nullptr);
-    if (errno == ERANGE)
+    // Underflow (1e-999) rounds to zero or a denormal, as in C; overflow is
+    // an error.
+    if (errno == ERANGE && std::isinf(t.floatValue))
       return error(begin, cur, "float literal '" + text + "' is out of range");
   } else {
     unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);

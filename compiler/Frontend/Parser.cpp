@@ -322,11 +322,20 @@ bool Parser::parseBlock(Block &block, llvm::StringRef context) {
     return false;
   }
   consume();
-  DepthGuard guard(depth);
-  if (depth > kMaxDepth) {
+  DepthGuard guard(blockDepth);
+  if (blockDepth > kMaxDepth) {
     diag.error(peek().range(), "blocks nested too deeply");
-    skipStatement();
-    return false;
+    // Skip this whole block (up to its matching end), and count it as
+    // parsed: the caller has nothing left to recover from.
+    int nesting = 1;
+    while (!is(Tok::Eof)) {
+      Tok k = consume().kind;
+      if (k == Tok::Indent)
+        ++nesting;
+      else if (k == Tok::Dedent && --nesting == 0)
+        break;
+    }
+    return true;
   }
   while (!is(Tok::Dedent) && !is(Tok::Eof) && !diag.tooManyErrors()) {
     if (accept(Tok::Newline))
@@ -477,8 +486,8 @@ StmtPtr Parser::parseIf(bool isElif) {
   }
   if (is(Tok::KwElif)) {
     // Each elif nests one level deeper (it is an if in the else branch).
-    DepthGuard guard(depth);
-    if (depth > kMaxDepth) {
+    DepthGuard guard(blockDepth);
+    if (blockDepth > kMaxDepth) {
       diag.error(peek().range(), "too many 'elif' branches in one chain (the "
                                  "limit is " + llvm::Twine(kMaxDepth) + ")");
       skipStatement();

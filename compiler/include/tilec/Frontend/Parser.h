@@ -64,7 +64,10 @@ private:
   std::vector<Token> tokens;
   size_t pos = 0;
   Diagnostics &diag;
-  unsigned depth = 0; // guards the recursion against pathological nesting
+  // Guard the recursion against pathological nesting, separately for
+  // expressions and for blocks (so each limit reports its own message).
+  unsigned depth = 0;
+  unsigned blockDepth = 0;
 };
 
 /// Lexes and parses a whole buffer.
