@@ -164,27 +164,39 @@ bool Parser::parseNameList(
   return true;
 }
 
+bool Parser::parseNameAndType(const NameAndTypeWording &wording,
+                              std::string &name, SMRange &nameRange,
+                              std::string &type, SMRange &typeRange) {
+  if (!is(Tok::Ident)) {
+    errorAtCurrent(wording.expected);
+    return false;
+  }
+  const Token &nameTok = consume();
+  name = nameTok.text.str();
+  nameRange = nameTok.range();
+  if (!expect(Tok::Colon, wording.afterName))
+    return false;
+  if (!is(Tok::Ident)) {
+    errorAtCurrent(wording.expectedType);
+    return false;
+  }
+  const Token &typeTok = consume();
+  type = typeTok.text.str();
+  typeRange = typeTok.range();
+  return true;
+}
+
 bool Parser::parseConstParam(Kernel &kernel) {
-  if (!is(Tok::Ident)) {
-    errorAtCurrent("expected a compile-time constant 'name: type'");
-    return false;
-  }
   ConstParam param;
-  const Token &name = consume();
-  param.name = name.text.str();
-  param.range = name.range();
-  if (!expect(Tok::Colon, "after the constant's name"))
+  if (!parseNameAndType({"expected a compile-time constant 'name: type'",
+                         "after the constant's name",
+                         "expected the constant's type (int, float or bool)"},
+                        param.name, param.range, param.type, param.typeRange))
     return false;
-  if (!is(Tok::Ident)) {
-    errorAtCurrent("expected the constant's type (int, float or bool)");
-    return false;
-  }
-  const Token &type = consume();
-  param.type = type.text.str();
-  param.typeRange = type.range();
+  const SMRange typeRange = param.typeRange;
   if (param.type != "int" && param.type != "float" && param.type != "bool") {
-    diag.error(type.range(), "compile-time constants are int, float or bool, "
-                             "not '" + type.text + "'");
+    diag.error(typeRange, "compile-time constants are int, float or bool, "
+                          "not '" + param.type + "'");
     return false;
   }
   if (accept(Tok::Assign)) {
@@ -198,23 +210,12 @@ bool Parser::parseConstParam(Kernel &kernel) {
 }
 
 bool Parser::parseTensorParam(Kernel &kernel) {
-  if (!is(Tok::Ident)) {
-    errorAtCurrent("expected a tensor parameter 'name: dtype[dims]'");
-    return false;
-  }
   TensorParam param;
-  const Token &name = consume();
-  param.name = name.text.str();
-  param.range = name.range();
-  if (!expect(Tok::Colon, "after the parameter's name"))
+  if (!parseNameAndType({"expected a tensor parameter 'name: dtype[dims]'",
+                         "after the parameter's name",
+                         "expected the parameter's dtype"},
+                        param.name, param.range, param.dtype, param.dtypeRange))
     return false;
-  if (!is(Tok::Ident)) {
-    errorAtCurrent("expected the parameter's dtype");
-    return false;
-  }
-  const Token &dtype = consume();
-  param.dtype = dtype.text.str();
-  param.dtypeRange = dtype.range();
   if (!expect(Tok::LSquare, "to open the parameter's dimensions"))
     return false;
   do {

@@ -20,14 +20,6 @@ static llvm::Error planError(const llvm::Twine &message) {
                                              llvm::inconvertibleErrorCode());
 }
 
-static std::optional<DType> planDType(Type t) {
-  if (t.isBF16()) return DType::BF16;
-  if (t.isF16()) return DType::F16;
-  if (t.isF32()) return DType::F32;
-  if (t.isSignlessInteger(32)) return DType::I32;
-  if (t.isInteger(1)) return DType::Bool;
-  return std::nullopt;
-}
 
 llvm::Expected<EntryInfo> extractEntry(tile::EntryOp entry) {
   EntryInfo info;
@@ -37,7 +29,7 @@ llvm::Expected<EntryInfo> extractEntry(tile::EntryOp entry) {
   for (auto [i, t] : llvm::enumerate(entry.getFunctionType().getInputs())) {
     auto memref = dyn_cast<MemRefType>(t);
     std::optional<DType> dtype =
-        memref ? planDType(memref.getElementType()) : std::nullopt;
+        memref ? dtypeOf(memref.getElementType()) : std::nullopt;
     if (!dtype)
       return planError("entry '" + sig.name + "': argument #" + llvm::Twine(i) +
                        " is not a tensor the CPU backend supports");
@@ -79,7 +71,7 @@ llvm::Expected<EntryInfo> extractEntry(tile::EntryOp entry) {
       PlanStep step;
       step.kind = PlanStep::Kind::Alloc;
       step.workspace = info.workspaces++;
-      std::optional<DType> dtype = planDType(ws.getType().getElementType());
+      std::optional<DType> dtype = dtypeOf(ws.getType().getElementType());
       if (!dtype)
         return planError("entry '" + sig.name + "': workspace element type "
                          "not supported on the CPU");

@@ -149,7 +149,7 @@ void HostTensor::set(int64_t i, double v) {
   }
 }
 
-static std::optional<DType> dtypeOf(Type t) {
+std::optional<DType> dtypeOf(Type t) {
   if (t.isBF16()) return DType::BF16;
   if (t.isF16()) return DType::F16;
   if (t.isF32()) return DType::F32;

@@ -36,6 +36,14 @@ private:
   void skipBlockIfAny();
 
   std::unique_ptr<Kernel> parseKernel();
+  /// What to say when `name: type` (a constant or a tensor parameter) is
+  /// malformed.
+  struct NameAndTypeWording {
+    const char *expected, *afterName, *expectedType;
+  };
+  bool parseNameAndType(const NameAndTypeWording &wording, std::string &name,
+                        llvm::SMRange &nameRange, std::string &type,
+                        llvm::SMRange &typeRange);
   bool parseConstParam(Kernel &kernel);
   bool parseTensorParam(Kernel &kernel);
   bool parseNameList(std::vector<std::pair<std::string, llvm::SMRange>> &out,

@@ -94,6 +94,9 @@ struct EntryInfo {
 /// Reads a tile.entry's signature and launch plan (CPUPlan.cpp).
 llvm::Expected<EntryInfo> extractEntry(tile::EntryOp entry);
 
+/// The runner's dtype of an element type; nullopt for unsupported types.
+std::optional<DType> dtypeOf(mlir::Type type);
+
 /// Evaluates a grid or shape expression over named-dimension values.
 int64_t evaluateAffine(mlir::AffineExpr expr, llvm::ArrayRef<int64_t> symbols);
 
