@@ -10,7 +10,7 @@ cache; each timed call recomputes the graph's backward from a retained forward
 (retain_graph=True) so only the backward kernels are timed.
 FLOPs: forward 4*B*Hq*S^2*d (half if causal), backward 2.5x forward.
 
-Usage: python3 benchmarks/attention_peers.py [--out results.csv]
+Usage: python3 tools/bench-attention-peers/attention_peers.py [--out results.csv]
 """
 import argparse
 import statistics
