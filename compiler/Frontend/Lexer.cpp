@@ -1,5 +1,6 @@
 #include "tilec/Frontend/Lexer.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -361,6 +362,21 @@ Token Lexer::next() {
   while (end != buffer.end() && (static_cast<unsigned char>(*end) >= 0x80))
     ++end;
   std::string shown;
+  unsigned char lead = static_cast<unsigned char>(c);
+  unsigned length = lead >= 0xf0 && lead < 0xf8 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 0;
+  bool validUtf8 = length != 0 && static_cast<size_t>(buffer.end() - cur) >= length;
+  for (unsigned i = 1; validUtf8 && i < length; ++i)
+    validUtf8 = (static_cast<unsigned char>(cur[i]) & 0xc0) == 0x80;
+  if (validUtf8) {
+    // A well-formed non-ASCII character: name it, and only it.
+    uint32_t code = lead & (0x7f >> length);
+    for (unsigned i = 1; i < length; ++i)
+      code = (code << 6) | (static_cast<unsigned char>(cur[i]) & 0x3f);
+    return error(begin, begin + length,
+                 "unexpected character '" + llvm::StringRef(begin, length) +
+                     "' (U+" + llvm::utohexstr(code, /*LowerCase=*/false, 4) +
+                     ") in source");
+  }
   if (static_cast<unsigned char>(c) >= 0x80 || !isprint(static_cast<unsigned char>(c)))
     shown = llvm::formatv("byte {0:x2}", static_cast<unsigned char>(c)).str();
   else

@@ -15,6 +15,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
+#include <algorithm>
+
 #ifdef TILEC_HAVE_CPU_RUN
 #include "RunCommand.h"
 #endif
@@ -175,6 +177,15 @@ int main(int argc, char **argv) {
     auto program = tilec::parse(sourceMgr, errs());
     if (!program)
       return 1;
+    // The tree is what was written: -D does not change it, --kernel picks.
+    if (!kernelName.empty()) {
+      auto &kernels = program->kernels;
+      kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
+                                   [](const auto &k) { return k->name != kernelName; }),
+                    kernels.end());
+      if (kernels.empty())
+        return fail("no kernel named '" + kernelName + "'");
+    }
     tilec::frontend::dumpAST(*program, output->os());
     output->keep();
     return 0;
