@@ -585,6 +585,15 @@ Val MLIRGen::generateAlloc(const AllocExpr &alloc, llvm::StringRef name) {
   }
   if (!ok)
     return Val::poison();
+  // A tile lives on chip (or, on the CPU, in one allocation): anything near
+  // 2 GiB is a mistake, and products past int64 must not wrap.
+  constexpr int64_t kMaxTileBytes = int64_t(1) << 31;
+  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTileBytes) {
+      error(alloc.getRange(), "tile '" + name + "' is too large (more than 2 GiB)");
+      return Val::poison();
+    }
   auto space = llvm::StringSwitch<tile::MemorySpace>(alloc.space)
                    .Case("shared", tile::MemorySpace::Shared)
                    .Case("fragment", tile::MemorySpace::Fragment)
