@@ -31,6 +31,13 @@ extern "C" __global__ void empty_kernel(float *x, int n) {
   if (n < 0)
     x[0] = 0.f; // never true: keeps the parameters alive without doing work
 }
+// Keeps the GPU busy for about `cycles` clock cycles, so that launches queued
+// behind it cost the host only their enqueue.
+extern "C" __global__ void spin_kernel(long long cycles) {
+  long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
 )cuda";
 
 double median(std::vector<double> values) {
@@ -176,6 +183,36 @@ void benchLaunch(Runtime &runtime, Driver &driver) {
   double entryHost = measure("Entry::launch (1 kernel)", viaEntry);
   measure("Entry::launch (alloc+kernel+free)", viaWorkspacePlan);
   std::printf("%-34s %8.3f us/launch\n", "Entry::launch overhead vs bare", (entryHost - bareHost) * 1e6);
+
+  // Host-bound variant: each batch is queued behind a kernel that keeps the
+  // GPU busy longer than the host needs to enqueue the batch, so host time is
+  // enqueue cost only (not paced by the GPU draining the queue).
+  cu::Function spinFunction = nullptr;
+  driver.check(api.cuModuleGetFunction(&spinFunction, bareModule, "spin_kernel"), "cuModuleGetFunction");
+  long long spinCycles = 20'000'000; // ~10 ms at 2 GHz: far longer than 200 enqueues
+  void *spinParams[] = {&spinCycles};
+  auto enqueueOnly = [&](const char *what, auto launch) {
+    for (int i = 0; i < batch; ++i)
+      launch();
+    driver.check(api.cuStreamSynchronize(stream), "cuStreamSynchronize");
+    std::vector<double> host;
+    for (int b = 0; b < batches / 2; ++b) {
+      driver.check(api.cuLaunchKernel(spinFunction, 1, 1, 1, 1, 1, 1, 0, stream, spinParams, nullptr),
+                   "cuLaunchKernel");
+      auto begin = Clock::now();
+      for (int i = 0; i < batch; ++i)
+        launch();
+      host.push_back(std::chrono::duration<double>(Clock::now() - begin).count() / batch);
+      driver.check(api.cuStreamSynchronize(stream), "cuStreamSynchronize");
+    }
+    std::printf("%-34s host %8.3f us/launch   (enqueue behind a busy GPU; median of %d batches of %d)\n", what,
+                median(host) * 1e6, batches / 2, batch);
+    return median(host);
+  };
+  double bareEnqueue = enqueueOnly("bare cuLaunchKernel, enqueue", bare);
+  double entryEnqueue = enqueueOnly("Entry::launch, enqueue", viaEntry);
+  enqueueOnly("Entry::launch plan, enqueue", viaWorkspacePlan);
+  std::printf("%-34s %8.3f us/launch\n", "Entry::launch enqueue overhead", (entryEnqueue - bareEnqueue) * 1e6);
   report("Entry::check alone", medianSeconds(10000, checkOnly), "(median)");
 
   api.cuEventDestroy(start);
