@@ -1,0 +1,173 @@
+// The layout algebra behind the GPU lowering, checked against the PTX ISA's fragment tables and by enumeration.
+#include "tilec/Target/CUDA/Layout.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace tilec::cuda;
+
+namespace {
+
+// Every element of the tile is held by exactly one primary thread, at exactly one slot.
+void checkCoversOnce(const FragmentLayout &l) {
+  std::set<std::vector<int64_t>> seen;
+  int64_t elements = 1;
+  for (int64_t e : l.shape())
+    elements *= e;
+  for (int64_t t = 0; t < l.threads(); ++t) {
+    if (!l.isPrimary(t))
+      continue;
+    for (int64_t s = 0; s < l.numSlots(); ++s) {
+      auto c = l.coords(t, s);
+      if (!l.inBounds(c))
+        continue;
+      INFO(l.name() << " thread " << t << " slot " << s);
+      CHECK(seen.insert(c).second);
+    }
+  }
+  CHECK(int64_t(seen.size()) == elements);
+}
+
+} // namespace
+
+TEST_CASE("mma accumulator layout matches the PTX m16n8k16 C fragment", "[layout]") {
+  FragmentLayout l = FragmentLayout::mmaAccumulator(64, 64, 2, 2);
+  CHECK(l.threads() == 128);
+  CHECK(l.numSlots() == 32); // 32x32 per warp / 32 lanes
+  checkCoversOnce(l);
+  // PTX: c0,c1 at (groupID, 2*threadID_in_group + {0,1}); c2,c3 eight rows down.
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t e = 0; e < 4; ++e) {
+      auto c = l.coords(lane, e);
+      CHECK(c[0] == lane / 4 + (e / 2) * 8);
+      CHECK(c[1] == (lane % 4) * 2 + e % 2);
+    }
+  // Warp 1 is the second warp along M (warps are numbered M first), warp 2 the second along N.
+  CHECK(l.coords(32, 0) == std::vector<int64_t>{32, 0});
+  CHECK(l.coords(64, 0) == std::vector<int64_t>{0, 32});
+  // Slot 4 is the next n8 atom, slot 16 the next m16 atom.
+  CHECK(l.coords(0, 4) == std::vector<int64_t>{0, 8});
+  CHECK(l.coords(0, 16) == std::vector<int64_t>{16, 0});
+  CHECK(!l.hasPadding());
+}
+
+TEST_CASE("mma A-operand layout matches the PTX m16n8k16 A fragment", "[layout]") {
+  FragmentLayout a = FragmentLayout::mmaOperandA(64, 32, 4, 1);
+  checkCoversOnce(a);
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t e = 0; e < 8; ++e) {
+      auto c = a.coords(lane, e);
+      int64_t g = lane / 4, t = lane % 4;
+      CHECK(c[0] == g + ((e >> 1) & 1) * 8);
+      CHECK(c[1] == t * 2 + (e & 1) + (e >> 2) * 8);
+    }
+  // Replicated over the N warps.
+  FragmentLayout a2 = FragmentLayout::mmaOperandA(64, 32, 2, 2);
+  CHECK(a2.coords(5, 3) == a2.coords(64 + 5, 3));
+  CHECK(a2.isPrimary(5));
+  CHECK(!a2.isPrimary(64 + 5));
+}
+
+TEST_CASE("an accumulator feeds a register A operand only when each warp holds whole rows", "[layout]") {
+  FragmentLayout p = FragmentLayout::mmaAccumulator(64, 64, 4, 1);
+  auto map = registerAccessMap(FragmentLayout::mmaOperandA(64, 64, 4, 1), p, {0, 1});
+  REQUIRE(map);
+  // Spot-check: A slot (atom_k 1, register 2, half 1) is column 16 + 8 + 1 of the accumulator.
+  FragmentLayout a = FragmentLayout::mmaOperandA(64, 64, 4, 1);
+  for (int64_t t : {0, 37, 127})
+    for (int64_t s = 0; s < a.numSlots(); ++s)
+      CHECK(p.coords(t, map->apply(s)) == a.coords(t, s));
+  // 2x2 warps: a warp holds half the columns of its rows, so the A operand is not in its registers.
+  CHECK(!registerAccessMap(FragmentLayout::mmaOperandA(64, 64, 2, 2), FragmentLayout::mmaAccumulator(64, 64, 2, 2),
+                           {0, 1}));
+}
+
+TEST_CASE("a row reduction of an accumulator is a slice; its rows are where the accumulator's are", "[layout]") {
+  FragmentLayout s = FragmentLayout::mmaAccumulator(64, 64, 4, 1);
+  FragmentLayout rows = s.slice(1);
+  CHECK(rows.shape() == std::vector<int64_t>{64});
+  CHECK(rows.numSlots() == 2);
+  checkCoversOnce(rows);
+  // The four lanes of a quad hold the same rows; lane 0 of the quad is the primary.
+  CHECK(rows.coords(0, 1) == rows.coords(3, 1));
+  CHECK(rows.isPrimary(4));
+  CHECK(!rows.isPrimary(5));
+  // o[i, j] *= rescale[i] over a 64x128 accumulator with the same warp rows reads rescale in registers.
+  auto map = registerAccessMap(FragmentLayout::mmaAccumulator(64, 128, 4, 1), rows, {0});
+  REQUIRE(map);
+  CHECK(map->apply(0) == 0);
+  CHECK(map->apply(2) == 1); // slot 2 is row + 8
+  // Lanes only: no scratch. Warps along N: scratch.
+  CHECK(crossWarpReduceScratchBytes(s, 1) == 0);
+  CHECK(crossWarpReduceScratchBytes(FragmentLayout::mmaAccumulator(64, 64, 2, 2), 1) == 2 * 64 * 4);
+}
+
+TEST_CASE("blocked layouts cover any shape, with padding and replicas where threads do not divide it", "[layout]") {
+  for (auto shape : std::vector<std::vector<int64_t>>{{64, 128}, {77}, {3, 5, 7}, {16}, {1000}, {2, 64}}) {
+    for (int64_t threads : {32, 96, 128, 256}) {
+      FragmentLayout l = FragmentLayout::blocked(shape, threads, 4);
+      INFO(l.name() << " threads " << threads);
+      checkCoversOnce(l);
+      auto parsed = FragmentLayout::parse(l.name(), threads);
+      REQUIRE(parsed);
+      CHECK(*parsed == l);
+    }
+  }
+  FragmentLayout l = FragmentLayout::blocked({64, 128}, 128, 4);
+  CHECK(l.numSlots() == 64);
+  CHECK(l.coords(1, 0) == std::vector<int64_t>{0, 4}); // 4 consecutive elements per thread
+  CHECK(l.coords(0, 3) == std::vector<int64_t>{0, 3});
+  CHECK(FragmentLayout::blocked({16}, 32, 1).replicaTerms().size() == 1);
+  CHECK(FragmentLayout::blocked({77}, 32, 1).hasPadding());
+}
+
+TEST_CASE("replicated layouts give every thread every element", "[layout]") {
+  FragmentLayout r = FragmentLayout::replicated({4, 3}, 64);
+  CHECK(r.numSlots() == 12);
+  CHECK(r.coords(17, 5) == std::vector<int64_t>{1, 2});
+  CHECK(r.isPrimary(0));
+  CHECK(!r.isPrimary(1));
+  // A distributed loop reads a replicated tile at a slot that depends on the thread too: not a SlotMap (the emitter
+  // indexes replicated tiles by their row-major position instead).
+  CHECK(!registerAccessMap(FragmentLayout::blocked({4, 3}, 64, 1), r, {0, 1}));
+  CHECK(registerAccessMap(FragmentLayout::replicated({4, 3}, 64), r, {0, 1}));
+}
+
+TEST_CASE("layout names parse back to the same layout and bad names are refused", "[layout]") {
+  for (std::string name : {"mma_c 64x64 warps 4x1", "mma_a 64x32 warps 2x2", "slice(mma_c 64x128 warps 2x2, dim 1)",
+                           "replicated 16", "slice(slice(blocked 4x8x16 vec 4, dim 2), dim 0)"}) {
+    auto l = FragmentLayout::parse(name, 128);
+    INFO(name);
+    REQUIRE(l);
+    CHECK(l->name() == name);
+  }
+  std::string error;
+  CHECK(!FragmentLayout::parse("mma_c 64x64 warps 3x1", 128, &error));
+  CHECK(error.find("do not make 128 threads") != std::string::npos);
+  CHECK(!FragmentLayout::parse("mma_c 24x64 warps 4x1", 128, &error));
+  CHECK(!FragmentLayout::parse("blocked 64 vec", 128, &error));
+  CHECK(!FragmentLayout::parse("slice(replicated 4, dim 3)", 128, &error));
+  CHECK(!FragmentLayout::parse("replicated 4 trailing", 128, &error));
+}
+
+TEST_CASE("swizzles keep a row's chunks in the row and spread eight rows over distinct banks", "[layout]") {
+  Swizzle s = Swizzle::forRow(256); // 128 bf16
+  CHECK(s.name() == "xor8");
+  for (int64_t chunk = 0; chunk < 16; ++chunk) {
+    std::set<int64_t> banks;
+    for (int64_t row = 0; row < 8; ++row) {
+      int64_t offset = s.apply(row, chunk * 8, 128, 2) * 2; // bytes
+      CHECK(offset / 256 == row);
+      banks.insert((offset % 128) / 16);
+    }
+    CHECK(banks.size() == 8);
+  }
+  Swizzle narrow = Swizzle::forRow(64); // 32 bf16
+  CHECK(narrow.name() == "xor4/2");
+  std::set<int64_t> banks;
+  for (int64_t row = 0; row < 8; ++row)
+    banks.insert((narrow.apply(row, 8, 32, 2) * 2 % 128) / 16);
+  CHECK(banks.size() == 8);
+  CHECK(Swizzle::forRow(40).none());
+}
