@@ -325,3 +325,9 @@ LogicalResult AtomicAddOp::verify() {
   }
   return success();
 }
+
+LogicalResult BarrierOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside a tile.kernel";
+  return success();
+}

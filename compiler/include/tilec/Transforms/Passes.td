@@ -81,4 +81,45 @@ def LegalizeAtomics : Pass<"tile-legalize-atomics", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def InferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every fragment a thread layout and every gemm a tensor-core plan (GPU lowering)";
+  let description = [{
+    Records on every fragment and local `tile.alloc` the layout that says
+    which thread holds which element (`tile.layout`, see
+    `tilec/Target/CUDA/Layout.h`), on every `tile.gemm` whether it runs on
+    mma.sync m16n8k16 and with which warp partition (`tile.mma`), and on every
+    `tile.parallel` the layout its iterations are spread by. Gemm accumulators
+    start the inference; layouts flow through copies, reductions (slices) and
+    parallel loops; local tiles and fragments indexed from scalar code are
+    replicated. Where uses disagree, a conversion through a new shared tile is
+    inserted with a remark; an access no conversion can serve is an error at
+    the op.
+  }];
+}
+
+def PlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::ModuleOp"> {
+  let summary = "Place shared tiles in one dynamic buffer, reusing bytes by liveness (GPU lowering)";
+  let description = [{
+    Records `tile.offset` (bytes) and `tile.swizzle` on every shared alloc,
+    and `tile.shared_bytes` and `tile.scratch_offset` (cross-warp reduction
+    scratch, -1 if none) on each kernel. Tiles live over disjoint ranges of
+    top-level ops share bytes. Fails when a kernel needs more than `limit`.
+  }];
+  let options = [
+    Option<"limit", "limit", "int64_t", /*default=*/"232448",
+           "Shared memory available to one block, in bytes">
+  ];
+}
+
+def PlaceBarriers : Pass<"tile-place-barriers", "::mlir::ModuleOp"> {
+  let summary = "Insert tile.barrier between ops whose threads share memory (GPU lowering)";
+  let description = [{
+    Walks each kernel in order with the shared bytes (and global tensors)
+    read and written since the last barrier, and inserts `tile.barrier`
+    before the first op that reads what was written or overwrites what was
+    read or written. Loop bodies are checked across iterations. Run after
+    `tile-plan-shared-memory`, whose offsets tell which tiles share bytes.
+  }];
+}
+
 #endif

@@ -271,6 +271,26 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
 }
 
 //===----------------------------------------------------------------------===//
+// GPU lowering
+//===----------------------------------------------------------------------===//
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "every thread of the block waits here (GPU lowering)";
+  let description = [{
+    Placed by `tile-place-barriers` between an op that writes a shared tile
+    (or a global buffer) and a later op whose threads read or overwrite what
+    other threads wrote. On the GPU it is `__syncthreads()`; on the CPU, where
+    one program runs each block, it does nothing.
+
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,491 @@
+// tile-infer-layouts: gives every fragment and local tile a thread layout, every gemm its tensor-core plan and every
+// parallel loop the layout its iterations are spread by. Where two uses of a fragment need different layouts, the
+// pass converts explicitly through a shared tile and says so in a remark; where it cannot, it fails at the op.
+//
+// Order of decisions (each step only fills in what earlier steps left open):
+//   1. local tiles, and fragments indexed dynamically (from scalar code, through a region, or by an expression that is
+//      not a loop variable), are replicated: every thread holds the whole tile;
+//   2. gemm accumulators take the mma.sync m16n8k16 accumulator layout of their gemm's warp partition;
+//   3. layouts flow along fragment-to-fragment copies, from a reduction's source to its target (a slice), and through
+//      parallel loops (a fragment indexed by all loop variables shares the loop's layout, one indexed by some of
+//      them gets a slice of it), until nothing changes;
+//   4. fragments still open get a blocked layout (16 bytes per thread along the last dim), one at a time in program
+//      order, each followed by step 3 again;
+//   5. every use is checked against the layouts, and conversions are inserted where they disagree.
+#include "GpuLoweringUtils.h"
+#include "tilec/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_INFERLAYOUTS
+#include "tilec/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+using cuda::FragmentLayout;
+
+namespace {
+
+/// How a parallel loop's body indexes a tile: for each tile dim, the loop dim that gives it (-1: constant).
+struct Access {
+  Operation *op;  // memref.load or memref.store
+  Value buffer;   // the alloc
+  SmallVector<int> dims;
+  SmallVector<int64_t> constants;
+  bool simple;    // every index is a loop variable or a constant
+  bool isStore;
+};
+
+class KernelLayouts {
+public:
+  KernelLayouts(KernelOp kernel) : kernel(kernel), threads(kernel.getThreads()) {}
+
+  LogicalResult run() {
+    kernel.walk([&](AllocOp alloc) {
+      auto space = getMemorySpaceOf(alloc.getType());
+      if (space == MemorySpace::Fragment || space == MemorySpace::Local)
+        tiles.push_back(alloc.getResult());
+    });
+    markReplicated();
+    planGemms();
+    propagate();
+    for (Value tile : tiles)
+      if (!layouts.count(tile)) {
+        layouts.try_emplace(tile, defaultLayout(tile));
+        propagate();
+      }
+    if (failed(insertConversions()) || failed(annotateLoops()))
+      return failure();
+    for (Value tile : tiles)
+      tile.getDefiningOp()->setAttr(gpu::kLayoutAttr,
+                                    StringAttr::get(kernel.getContext(), layouts.find(tile)->second.name()));
+    return success();
+  }
+
+private:
+  KernelOp kernel;
+  int64_t threads;
+  SmallVector<Value> tiles;
+  llvm::DenseMap<Value, FragmentLayout> layouts;
+
+  bool isFragmentAlloc(Value v) { return v.getDefiningOp<AllocOp>() && isIn(v, MemorySpace::Fragment); }
+  static bool isIn(Value v, MemorySpace s) { return gpu::isIn(v, s); }
+
+  FragmentLayout defaultLayout(Value tile) {
+    auto type = cast<MemRefType>(tile.getType());
+    int64_t vector = 16 / gpu::elementBytes(type.getElementType());
+    return FragmentLayout::blocked(shapeOf(tile), threads, vector);
+  }
+
+  static std::vector<int64_t> shapeOf(Value v) {
+    auto s = getShapeOf(v.getType());
+    return std::vector<int64_t>(s.begin(), s.end());
+  }
+
+  static Access accessOf(Operation *op, ParallelOp loop) {
+    Access a{op, nullptr, {}, {}, true, isa<memref::StoreOp>(op)};
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      a.buffer = load.getMemRef();
+      indices = load.getIndices();
+    } else {
+      auto store = cast<memref::StoreOp>(op);
+      a.buffer = store.getMemRef();
+      indices = store.getIndices();
+    }
+    for (Value index : indices) {
+      auto arg = dyn_cast<BlockArgument>(index);
+      if (loop && arg && arg.getOwner() == &loop.getBodyBlock()) {
+        a.dims.push_back(arg.getArgNumber());
+        a.constants.push_back(0);
+      } else if (auto c = index.getDefiningOp<arith::ConstantIndexOp>()) {
+        a.dims.push_back(-1);
+        a.constants.push_back(c.value());
+      } else {
+        a.simple = false;
+        a.dims.push_back(-1);
+        a.constants.push_back(0);
+      }
+    }
+    return a;
+  }
+
+  static SmallVector<Access> accessesIn(ParallelOp loop) {
+    SmallVector<Access> out;
+    loop.getBodyBlock().walk([&](Operation *op) {
+      if (isa<memref::LoadOp, memref::StoreOp>(op))
+        out.push_back(accessOf(op, loop));
+    });
+    return out;
+  }
+
+  // Step 1.
+  void markReplicated() {
+    auto replicate = [&](Value tile) {
+      if (!layouts.count(tile))
+        layouts.try_emplace(tile, FragmentLayout::replicated(shapeOf(tile), threads));
+    };
+    for (Value tile : tiles)
+      if (isIn(tile, MemorySpace::Local))
+        replicate(tile);
+    kernel.walk([&](Operation *op) {
+      if (auto region = dyn_cast<RegionOp>(op)) {
+        Value base = gpu::baseBuffer(region.getSource());
+        if (isFragmentAlloc(base))
+          replicate(base);
+        return;
+      }
+      if (!isa<memref::LoadOp, memref::StoreOp>(op))
+        return;
+      auto loop = op->getParentOfType<ParallelOp>();
+      Access a = accessOf(op, loop);
+      if (!isFragmentAlloc(a.buffer))
+        return;
+      if (!loop || !a.simple)
+        replicate(a.buffer);
+    });
+  }
+
+  // Step 2: which gemms run on tensor cores, and with which warp partition. For the `square` policy the pass
+  // prefers, in order: warps holding whole rows (one warp across N) when some accumulator in the kernel becomes a
+  // register A operand and can be laid out so; the rows split of an earlier gemm with the same M, so that row
+  // vectors (reductions over N) line up between accumulators; the smallest warp tile perimeter (shared-memory
+  // traffic per warp), ties going to more warps along M.
+  std::optional<std::pair<int64_t, int64_t>> partition(GemmOp gemm, bool preferRows) {
+    auto c = shapeOf(gemm.getC());
+    Type element = getElementTypeOf(gemm.getA().getType());
+    if (!(element.isBF16() || element.isF16()) || c.size() != 2 ||
+        getElementTypeOf(gemm.getB().getType()) != element)
+      return std::nullopt;
+    auto aSq = getSqueezedShape(shapeOf(gemm.getA()));
+    if (aSq.size() != 2)
+      return std::nullopt;
+    int64_t m = c[0], n = c[1], k = gemm.getTransposeA() ? aSq[0] : aSq[1];
+    int64_t warps = threads / 32;
+    if (k % 16 != 0)
+      return std::nullopt;
+    std::optional<int64_t> sameRows;
+    if (auto it = rowsSplitByM.find(m); it != rowsSplitByM.end())
+      sameRows = it->second;
+    std::optional<std::pair<int64_t, int64_t>> best;
+    auto better = [&](int64_t wm, int64_t wn) {
+      if (!best)
+        return true;
+      switch (gemm.getPolicy()) {
+      case GemmPolicy::FullRow:
+        return wm > best->first;
+      case GemmPolicy::FullCol:
+        return wn > best->second;
+      case GemmPolicy::Square: {
+        if (preferRows && (wn == 1) != (best->second == 1))
+          return wn == 1;
+        if (sameRows && (wm == *sameRows) != (best->first == *sameRows))
+          return wm == *sameRows;
+        int64_t d = m / wm + n / wn, bd = m / best->first + n / best->second;
+        return d < bd || (d == bd && wm > best->first);
+      }
+      }
+      return false;
+    };
+    for (int64_t wm = 1; wm <= warps; ++wm) {
+      if (warps % wm)
+        continue;
+      int64_t wn = warps / wm;
+      if (m % (16 * wm) == 0 && n % (8 * wn) == 0 && better(wm, wn))
+        best = {wm, wn};
+    }
+    if (best)
+      rowsSplitByM.try_emplace(m, best->first);
+    return best;
+  }
+  llvm::DenseMap<int64_t, int64_t> rowsSplitByM;
+
+  void planGemms() {
+    // Accumulators whose values become the register A operand of a gemm (directly or through fragment copies)
+    // prefer a partition where each warp holds whole rows, which makes that operand register-resident.
+    llvm::DenseSet<Value> feedsRegisterA;
+    kernel.walk([&](GemmOp g) {
+      if (isFragmentAlloc(g.getA()))
+        feedsRegisterA.insert(g.getA());
+    });
+    for (bool changed = true; changed;) {
+      changed = false;
+      kernel.walk([&](CopyOp copy) {
+        if (isFragmentAlloc(copy.getSource()) && feedsRegisterA.count(copy.getTarget()))
+          changed |= feedsRegisterA.insert(copy.getSource()).second;
+      });
+    }
+    // Whole rows per warp are preferred kernel-wide when an accumulator that feeds a register A operand can have
+    // them (one warp across N needs M % (16 warps) == 0).
+    bool rowsPreferred = false;
+    kernel.walk([&](GemmOp gemm) {
+      auto c = shapeOf(gemm.getC());
+      if (feedsRegisterA.count(gemm.getC()) && c.size() == 2 && c[0] % (16 * (threads / 32)) == 0)
+        rowsPreferred = true;
+    });
+    kernel.walk([&](GemmOp gemm) {
+      Value c = gemm.getC();
+      StringAttr simt = StringAttr::get(kernel.getContext(), "simt");
+      if (!isFragmentAlloc(c)) {
+        gemm->setAttr(gpu::kMmaAttr, simt);
+        return;
+      }
+      auto found = layouts.find(c);
+      std::optional<std::pair<int64_t, int64_t>> warps;
+      if (found != layouts.end()) {
+        // Already decided (another gemm, or replicated): reuse that partition when it is an accumulator layout.
+        auto c2 = shapeOf(c);
+        for (int64_t wm = 1; wm <= threads / 32; ++wm)
+          if ((threads / 32) % wm == 0 && c2[0] % (16 * wm) == 0 && c2[1] % (8 * (threads / 32 / wm)) == 0 &&
+              found->second == FragmentLayout::mmaAccumulator(c2[0], c2[1], wm, threads / 32 / wm) &&
+              partition(gemm, false))
+            warps = {wm, threads / 32 / wm};
+      } else {
+        warps = partition(gemm, rowsPreferred);
+        if (warps) {
+          auto s = shapeOf(c);
+          layouts.try_emplace(c, FragmentLayout::mmaAccumulator(s[0], s[1], warps->first, warps->second));
+        }
+      }
+      gemm->setAttr(gpu::kMmaAttr,
+                    warps ? StringAttr::get(kernel.getContext(), "m16n8k16 warps " + std::to_string(warps->first) +
+                                                                     "x" + std::to_string(warps->second))
+                          : simt);
+    });
+  }
+
+  // Step 3.
+  void propagate() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      auto give = [&](Value tile, const FragmentLayout &l) {
+        if (layouts.count(tile) || !llvm::is_contained(tiles, tile))
+          return;
+        layouts.try_emplace(tile, l);
+        changed = true;
+      };
+      kernel.walk([&](Operation *op) {
+        if (auto copy = dyn_cast<CopyOp>(op)) {
+          Value s = copy.getSource(), t = copy.getTarget();
+          if (!isFragmentAlloc(s) || !isFragmentAlloc(t) || shapeOf(s) != shapeOf(t))
+            return;
+          if (layouts.count(s))
+            give(t, layouts.find(s)->second);
+          else if (layouts.count(t))
+            give(s, layouts.find(t)->second);
+        } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+          Value s = reduce.getSource(), t = reduce.getTarget();
+          if (isFragmentAlloc(s) && isFragmentAlloc(t) && layouts.count(s))
+            give(t, layouts.find(s)->second.slice(reduce.getDim()));
+        } else if (auto loop = dyn_cast<ParallelOp>(op)) {
+          SmallVector<Access> accesses = accessesIn(loop);
+          std::optional<FragmentLayout> driver = drivingLayout(loop, accesses);
+          if (!driver)
+            return;
+          for (const Access &a : accesses) {
+            if (!isFragmentAlloc(a.buffer) || layouts.count(a.buffer) || !a.simple)
+              continue;
+            // Indices must be distinct loop variables in increasing order: the tile is the loop space with some
+            // dims dropped.
+            bool increasing = true;
+            for (size_t k = 0; k < a.dims.size(); ++k)
+              if (a.dims[k] < 0 || (k && a.dims[k] <= a.dims[k - 1]))
+                increasing = false;
+            if (!increasing)
+              continue;
+            FragmentLayout l = *driver;
+            for (int d = driver->rank() - 1; d >= 0; --d)
+              if (!llvm::is_contained(a.dims, d))
+                l = l.slice(d);
+            if (l.shape() == shapeOf(a.buffer))
+              give(a.buffer, l);
+          }
+        }
+      });
+    }
+  }
+
+  /// The layout of the first fragment the loop indexes with all of its variables in order, if it has one.
+  std::optional<FragmentLayout> drivingLayout(ParallelOp loop, ArrayRef<Access> accesses) {
+    auto extents = loop.getExtents();
+    // A store decides first: the loop runs where its results live.
+    for (bool stores : {true, false})
+      for (const Access &a : accesses) {
+        if (a.isStore != stores || !isFragmentAlloc(a.buffer) || !layouts.count(a.buffer))
+          continue;
+        bool identity = a.simple && a.dims.size() == extents.size();
+        for (size_t k = 0; identity && k < a.dims.size(); ++k)
+          identity = a.dims[k] == int(k);
+        if (identity && shapeOf(a.buffer) == std::vector<int64_t>(extents.begin(), extents.end()))
+          return layouts.find(a.buffer)->second;
+      }
+    return std::nullopt;
+  }
+
+  // Step 5a: conversions through shared memory.
+  Value stagingTile(Value like, ArrayRef<int64_t> shape, Location loc) {
+    OpBuilder b(kernel.getContext());
+    b.setInsertionPointToStart(&kernel.getBodyBlock());
+    auto name = NameLoc::get(StringAttr::get(kernel.getContext(), gpu::nameOf(like) + "_staged"), loc);
+    auto type = getTileMemRefType(shape, getElementTypeOf(like.getType()), MemorySpace::Shared);
+    return AllocOp::create(b, name, type).getResult();
+  }
+
+  LogicalResult insertConversions() {
+    SmallVector<Operation *> ops;
+    kernel.walk([&](Operation *op) {
+      if (isa<GemmOp, CopyOp, ReduceOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      if (auto gemm = dyn_cast<GemmOp>(op)) {
+        Value a = gemm.getA();
+        if (!isFragmentAlloc(a))
+          continue;
+        const FragmentLayout &la = layouts.find(a)->second;
+        auto mma = gemm->getAttrOfType<StringAttr>(gpu::kMmaAttr).str();
+        bool inRegisters = false;
+        std::string need = "every thread holding all of it";
+        if (mma != "simt") {
+          long long wm = 1, wn = 1;
+          sscanf(mma.c_str(), "m16n8k16 warps %lldx%lld", &wm, &wn);
+          auto s = shapeOf(a);
+          FragmentLayout operand = FragmentLayout::mmaOperandA(s[0], s[1], wm, wn);
+          inRegisters = cuda::registerAccessMap(operand, la, {0, 1}).has_value();
+          need = operand.name();
+        } else {
+          inRegisters = la.isReplicated();
+        }
+        if (inRegisters)
+          continue;
+        Value staged = stagingTile(a, shapeOf(a), gemm.getLoc());
+        OpBuilder b(gemm);
+        CopyOp::create(b, gemm.getLoc(), a, staged);
+        gemm.getAMutable().assign(staged);
+        gemm.emitRemark() << "fragment '" << gpu::nameOf(a) << "' (" << la.name()
+                          << ") is not in the layout this gemm reads A in (" << need
+                          << "); it is staged through shared memory";
+      } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+        Value s = reduce.getSource(), t = reduce.getTarget();
+        if (!isFragmentAlloc(s) && !isIn(gpu::baseBuffer(s), MemorySpace::Local))
+          continue;
+        FragmentLayout want = layouts.find(gpu::baseBuffer(s))->second;
+        if (gpu::baseBuffer(s) != s) {
+          reduce.emitError() << "reducing a region of a fragment is not supported yet; reduce the whole tile";
+          return failure();
+        }
+        want = want.slice(reduce.getDim());
+        if (isFragmentAlloc(t) && layouts.find(t)->second == want)
+          continue;
+        if (isIn(t, MemorySpace::Shared) || isIn(gpu::baseBuffer(t), MemorySpace::Global)) {
+          // A shared or global target is written by the primary threads of the slice layout: no conversion.
+          continue;
+        }
+        // Reduce into a fragment in the slice layout, then copy (converting if needed) into the target.
+        OpBuilder b(kernel.getContext());
+        b.setInsertionPointToStart(&kernel.getBodyBlock());
+        auto name = NameLoc::get(StringAttr::get(kernel.getContext(), gpu::nameOf(t) + "_partial"), reduce.getLoc());
+        auto type = getTileMemRefType(want.shape(), getElementTypeOf(t.getType()), MemorySpace::Fragment);
+        Value partial = AllocOp::create(b, name, type).getResult();
+        tiles.push_back(partial);
+        layouts.try_emplace(partial, want);
+        b.setInsertionPoint(reduce);
+        if (!reduce.getClear())
+          CopyOp::create(b, reduce.getLoc(), t, partial);
+        b.setInsertionPointAfter(reduce);
+        auto back = CopyOp::create(b, reduce.getLoc(), partial, t);
+        reduce.getTargetMutable().assign(partial);
+        reduce.emitRemark() << "the target of this reduction is not in the reduction's layout (" << want.name()
+                            << "); it reduces into '" << gpu::nameOf(partial) << "' and copies";
+        if (failed(convertCopy(back)))
+          return failure();
+      } else if (auto copy = dyn_cast<CopyOp>(op)) {
+        if (failed(convertCopy(copy)))
+          return failure();
+      }
+    }
+    return success();
+  }
+
+  LogicalResult convertCopy(CopyOp copy) {
+    Value s = gpu::baseBuffer(copy.getSource()), t = gpu::baseBuffer(copy.getTarget());
+    auto onChipRegisters = [&](Value v) { return isFragmentAlloc(v) || isIn(v, MemorySpace::Local); };
+    if (!onChipRegisters(s) || !onChipRegisters(t))
+      return success();
+    const FragmentLayout &ls = layouts.find(s)->second, &lt = layouts.find(t)->second;
+    if (copy.getSource() == s && copy.getTarget() == t && ls == lt)
+      return success();
+    if (ls.isReplicated() && copy.getSource() == s && lt.shape() == ls.shape())
+      return success(); // every thread holds the source: it reads what it needs
+    Value staged = stagingTile(copy.getSource(), getShapeOf(copy.getSource().getType()), copy.getLoc());
+    OpBuilder b(copy);
+    CopyOp::create(b, copy.getLoc(), copy.getSource(), staged);
+    CopyOp::create(b, copy.getLoc(), staged, copy.getTarget());
+    copy.emitRemark() << "'" << gpu::nameOf(s) << "' (" << ls.name() << ") and '" << gpu::nameOf(t) << "' ("
+                      << lt.name() << ") are laid out differently; the copy goes through shared memory";
+    copy.erase();
+    return success();
+  }
+
+  // Step 5b: how each parallel loop is spread, and a check of every fragment access in it.
+  LogicalResult annotateLoops() {
+    LogicalResult result = success();
+    kernel.walk([&](ParallelOp loop) {
+      SmallVector<Access> accesses = accessesIn(loop);
+      auto extents = loop.getExtents();
+      std::vector<int64_t> space(extents.begin(), extents.end());
+      std::optional<FragmentLayout> driver = drivingLayout(loop, accesses);
+      bool writesReplicated = false;
+      for (const Access &a : accesses)
+        if (a.isStore && layouts.count(a.buffer) && layouts.find(a.buffer)->second.isReplicated())
+          writesReplicated = true;
+      if (!driver)
+        driver = writesReplicated ? FragmentLayout::replicated(space, threads)
+                                  : FragmentLayout::blocked(space, threads, 1);
+      for (const Access &a : accesses) {
+        if (!layouts.count(a.buffer))
+          continue; // shared or global
+        const FragmentLayout &l = layouts.find(a.buffer)->second;
+        if (l.isReplicated()) {
+          if (a.isStore && !driver->isReplicated()) {
+            a.op->emitError() << "'" << gpu::nameOf(a.buffer)
+                              << "' is held whole by every thread (it is also indexed from scalar code or by an "
+                                 "expression), but this loop is spread over the threads as "
+                              << driver->name() << "; writing it here is not supported yet";
+            result = failure();
+          }
+          continue;
+        }
+        if (!a.simple || !cuda::registerAccessMap(*driver, l, std::vector<int>(a.dims.begin(), a.dims.end()),
+                                                  std::vector<int64_t>(a.constants.begin(), a.constants.end()))) {
+          a.op->emitError() << "'" << gpu::nameOf(a.buffer) << "' (" << l.name()
+                            << ") is accessed here at elements that the threads of this loop (" << driver->name()
+                            << ") do not hold; not supported yet";
+          result = failure();
+        }
+      }
+      loop->setAttr(gpu::kLayoutAttr, StringAttr::get(kernel.getContext(), driver->name()));
+    });
+    return result;
+  }
+};
+
+struct InferLayouts : tilec::impl::InferLayoutsBase<InferLayouts> {
+  void runOnOperation() override {
+    bool failed = false;
+    getOperation().walk([&](KernelOp kernel) {
+      if (mlir::failed(KernelLayouts(kernel).run()))
+        failed = true;
+    });
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace
