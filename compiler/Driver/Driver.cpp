@@ -1,4 +1,5 @@
 #include "tilec/Driver/Driver.h"
+#include "tilec/Pipeline/Pipelines.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -79,6 +80,8 @@ OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
     }
+    if (options.lowerForGpu)
+      buildGpuLoweringPipeline(pm);
     if (failed(pm.run(*module)))
       return nullptr;
   }

@@ -73,10 +73,10 @@ __device__ bf16_bits bf16(float x) {
 }
 #define ROW_ELEMENT (blockIdx.x * 128 + threadIdx.x)
 #define CONVERT(name)                                                                                              \
-  extern "C" __global__ void attn_bwd_##name##_to_f32(const bf16_bits *dst, float *ws) {                       \
+  extern "C" __global__ void attn_bwd_##name##_to_f32(const bf16_bits *dst, long long, long long, long long, float *ws, long long, long long, long long) {                     \
     ws[ROW_ELEMENT] = f32(dst[ROW_ELEMENT]);                                                                     \
   }                                                                                                              \
-  extern "C" __global__ void attn_bwd_##name##_from_f32(const float *ws, bf16_bits *dst) {                     \
+  extern "C" __global__ void attn_bwd_##name##_from_f32(const float *ws, long long, long long, long long, bf16_bits *dst, long long, long long, long long) {                   \
     dst[ROW_ELEMENT] = bf16(ws[ROW_ELEMENT]);                                                                    \
   }
 CONVERT(dQ)
@@ -84,7 +84,7 @@ CONVERT(dK)
 CONVERT(dV)
 
 #define SUM(name)                                                                                                \
-  extern "C" __global__ void attn_bwd_##name##_sum(const float *partial, bf16_bits *dst) {                     \
+  extern "C" __global__ void attn_bwd_##name##_sum(const float *partial, long long, long long, long long, bf16_bits *dst, long long, long long, long long) {                     \
     unsigned i = ROW_ELEMENT, slice = gridDim.x * 128;                                                           \
     float s = f32(dst[i]);                                                                                       \
     s = __fadd_rn(s, partial[i]);                                                                                \
@@ -94,9 +94,9 @@ CONVERT(dV)
 SUM(dK)
 SUM(dV)
 
-extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, const bf16_bits *K, const bf16_bits *V,
-                                         const bf16_bits *dO, const float *lse, const float *delta, float *dQ,
-                                         float *dK, float *dV) {
+extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, long long, long long, long long, const bf16_bits *K, long long, long long, long long, const bf16_bits *V, long long, long long, long long,
+                                         const bf16_bits *dO, long long, long long, long long, const float *lse, long long, long long, long long, const float *delta, long long, long long, long long, float *dQ, long long, long long, long long,
+                                         float *dK, long long, long long, long long, float *dV, long long, long long, long long) {
   const int h = blockIdx.x, m = blockIdx.y, b = blockIdx.z, H = gridDim.x, B = gridDim.z, KVH = H / GROUPS;
   // dQ[b, :, h, :] += Q * (m + 1) / 8 from every key block m: colliding f32 atomics.
   const float w = (m + 1) * 0.125f;

@@ -3,6 +3,7 @@
 //         [--atomics=fp32|split|native] [--deterministic] [--max-split=N] [--remarks]
 //   --emit=plan: the launch plan of each entry in the runtime's text form (docs/runtime.md)
 #include "tilec/Driver/Driver.h"
+#include "tilec/Target/CUDA/CudaEmitter.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/Target/Plan/EntryToPlan.h"
 #include "tilec/runtime/PlanText.h"
@@ -25,7 +26,7 @@ using namespace llvm;
 
 namespace {
 
-enum class Emit { AST, MLIR, Legalized, Plan };
+enum class Emit { AST, MLIR, Legalized, Plan, Lowered, Cuda };
 
 cl::OptionCategory category("tilec options");
 
@@ -47,7 +48,12 @@ cl::opt<Emit> emit(
                           "plan (tile.entry) of each"),
                clEnumValN(Emit::Plan, "plan",
                           "the launch plan of each entry, lowered to the "
-                          "runtime's plan text (after legalization)")),
+                          "runtime's plan text (after legalization)"),
+               clEnumValN(Emit::Lowered, "lowered",
+                          "after the GPU lowering passes: every layout, "
+                          "shared-memory offset, swizzle and barrier"),
+               clEnumValN(Emit::Cuda, "cuda",
+                          "the CUDA C++ source of every kernel (NVRTC input)")),
     cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
@@ -147,7 +153,8 @@ int main(int argc, char **argv) {
                 atomics);
   if (maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(maxSplit));
-  if (emit == Emit::Legalized || emit == Emit::Plan) {
+  if (emit == Emit::Legalized || emit == Emit::Plan || emit == Emit::Lowered || emit == Emit::Cuda) {
+    options.lowerForGpu = emit == Emit::Lowered || emit == Emit::Cuda || emit == Emit::Plan;
     options.atomics = deterministic ? "split" : atomics.getValue();
     options.deterministic = deterministic;
     options.maxSplit = maxSplit;
@@ -204,6 +211,12 @@ int main(int argc, char **argv) {
       entries.push_back(std::move(*spec));
     }
     output->os() << tilec::runtime::printPlan(entries);
+    output->keep();
+    return 0;
+  }
+  if (emit == Emit::Cuda) {
+    if (failed(tilec::emitCuda(*module, output->os())))
+      return 1;
     output->keep();
     return 0;
   }

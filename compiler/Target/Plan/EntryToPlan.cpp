@@ -111,6 +111,8 @@ llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
                                        " has no plan expression");
         step.grid[i] = *e;
       }
+      // Each tensor's data pointer, then its dynamic extents as i64: the
+      // parameter order the CUDA emitter gives every kernel.
       for (Value a : launch.getArgs()) {
         if (auto arg = dyn_cast<BlockArgument>(a))
           step.args.push_back(runtime::KernelArg::tensor(arg.getArgNumber()));
@@ -119,6 +121,16 @@ llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
         else
           return lowerError(entry, "a launch argument is neither an entry "
                                    "argument nor a workspace");
+        auto type = cast<MemRefType>(a.getType());
+        for (int64_t axis = 0; axis < type.getRank(); ++axis) {
+          if (!ShapedType::isDynamic(type.getDimSize(axis)))
+            continue;
+          std::optional<Expr> e = dimOf(a, axis);
+          if (!e)
+            return lowerError(entry, "a dynamic extent of a launch argument "
+                                     "has no plan expression");
+          step.args.push_back(runtime::KernelArg::i64(*e));
+        }
       }
       plan.launch(std::move(step));
     } else if (auto free = dyn_cast<tile::FreeOp>(op)) {

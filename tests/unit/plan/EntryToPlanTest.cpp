@@ -71,9 +71,12 @@ TEST_CASE("a legalized entry lowers to the runtime's launch plan",
                       std::to_string(eval(l->grid[1])) + "x" +
                       std::to_string(eval(l->grid[2])) + " block " +
                       std::to_string(l->block[0]) + " args";
+      // Each tensor or workspace is followed by its dynamic extents (i64).
       for (const rt::KernelArg &arg : l->args)
-        s += (arg.kind == rt::KernelArg::Kind::Workspace ? " w" : " t") +
-             std::to_string(arg.index);
+        s += arg.kind == rt::KernelArg::Kind::I64
+                 ? " =" + std::to_string(eval(arg.value))
+                 : (arg.kind == rt::KernelArg::Kind::Workspace ? " w" : " t") +
+                       std::to_string(arg.index);
       trace.push_back(s);
     } else if (auto *f = std::get_if<rt::FreeStep>(&step))
       trace.push_back("free " + std::to_string(f->workspace));
@@ -81,15 +84,16 @@ TEST_CASE("a legalized entry lowers to the runtime's launch plan",
   int64_t f32Q = 2 * 100 * 4 * 128 * 4, partialK = 2 * 2 * 100 * 2 * 128 * 4;
   std::vector<std::string> expected = {
       "alloc 0 " + std::to_string(f32Q),
-      "launch attn_bwd_dQ_to_f32 grid 800x1x1 block 128 args t6 w0",
+      "launch attn_bwd_dQ_to_f32 grid 800x1x1 block 128 args t6 =2 =100 =4 w0 =2 =100 =4",
       "alloc 1 " + std::to_string(partialK) + " zeroed",
       "alloc 2 " + std::to_string(partialK) + " zeroed",
-      "launch attn_bwd_main grid 4x2x2 block 256 args t0 t1 t2 t3 t4 t5 w0 w1 w2",
-      "launch attn_bwd_dQ_from_f32 grid 800x1x1 block 128 args w0 t6",
+      "launch attn_bwd_main grid 4x2x2 block 256 args t0 =2 =100 =4 t1 =2 =100 =2 t2 =2 =100 =2 t3 =2 =100 =4 "
+      "t4 =2 =4 =100 t5 =2 =4 =100 w0 =2 =100 =4 w1 =2 =100 =2 w2 =2 =100 =2",
+      "launch attn_bwd_dQ_from_f32 grid 800x1x1 block 128 args w0 =2 =100 =4 t6 =2 =100 =4",
       "free 0",
-      "launch attn_bwd_dK_sum grid 400x1x1 block 128 args w1 t7",
+      "launch attn_bwd_dK_sum grid 400x1x1 block 128 args w1 =2 =100 =2 t7 =2 =100 =2",
       "free 1",
-      "launch attn_bwd_dV_sum grid 400x1x1 block 128 args w2 t8",
+      "launch attn_bwd_dV_sum grid 400x1x1 block 128 args w2 =2 =100 =2 t8 =2 =100 =2",
       "free 2"};
   CHECK(trace == expected);
 }

@@ -26,8 +26,11 @@ struct CompileOptions {
   bool deterministic = false;
   /// Largest number of partial slices the split strategy allocates.
   int64_t maxSplit = 8;
-  /// Print the legalization's remarks (one per atomic site) to diagOS.
+  /// Print the legalization's and GPU lowering's remarks to diagOS.
   bool remarks = false;
+  /// After legalization, run the GPU lowering pipeline (Pipelines.h): what --emit=lowered shows and the CUDA
+  /// emitter needs.
+  bool lowerForGpu = false;
 };
 
 /// Parses the main buffer of `sourceMgr`; diagnostics go to `diagOS`.

@@ -1,4 +1,4 @@
-// Warp-level tensor-core MMA for sm_80 and later: mma.sync.m16n8k16 with bf16 inputs and fp32 accumulators.
+// Warp-level tensor-core MMA for sm_80 and later: mma.sync.m16n8k16 with bf16 or f16 inputs and fp32 accumulators.
 //
 // Fragment layouts follow the PTX ISA ("Matrix Fragments for mma.m16n8k16 with floating point type"); the
 // *_coord helpers give, for a lane and a fragment element, the (row, col) it holds, so callers load fragments
@@ -39,6 +39,16 @@ __device__ __forceinline__ MmaCoord mma_m16n8k16_c_coord(int lane, int element) 
 __device__ __forceinline__ void mma_m16n8k16_bf16_f32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
                                                       const float (&c)[4]) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+                 "f"(c[3]));
+}
+
+// The same with f16 inputs; the fragment layouts are identical.
+__device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
+                                                     const float (&c)[4]) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
                : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),

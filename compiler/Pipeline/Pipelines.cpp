@@ -1,0 +1,12 @@
+#include "tilec/Pipeline/Pipelines.h"
+#include "tilec/Transforms/Passes.h"
+
+namespace tilec {
+
+void buildGpuLoweringPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createInferLayouts());
+  pm.addPass(createPlanSharedMemory());
+  pm.addPass(createPlaceBarriers());
+}
+
+} // namespace tilec

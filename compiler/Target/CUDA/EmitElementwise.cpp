@@ -1,0 +1,381 @@
+// Element-wise op families: parallel loops, copy, fill, atomic_add, and element loads/stores. Each is a loop over
+// the slots of a driving layout (the fragment involved, or a blocked split of the tile over the threads); every
+// global access is predicated against the tensor's extents.
+#include "EmitterImpl.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace tilec::cuda {
+
+namespace {
+
+bool isWhole(Value operand) { return !operand.getDefiningOp<RegionOp>(); }
+
+bool isDistributed(const Buffer &b) { return b.layout && !b.layout->isReplicated(); }
+
+std::vector<int64_t> squeeze(const std::vector<int64_t> &s) {
+  std::vector<int64_t> out;
+  for (int64_t e : s)
+    if (e != 1)
+      out.push_back(e);
+  return out;
+}
+
+} // namespace
+
+/// Squeezed coordinates of a driver that iterates a buffer's full shape.
+static std::vector<std::string> squeezeCoords(const std::vector<int64_t> &shape, const std::vector<std::string> &c) {
+  std::vector<std::string> out;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1)
+      out.push_back(c[d]);
+  return out;
+}
+
+std::string KernelEmitter::readElement(const TileRef &r, const std::vector<std::string> &coords, const SlotLoop &loop,
+                                       const std::vector<int> &) {
+  const Buffer &b = *r.buffer;
+  std::vector<std::string> base = r.baseCoords(coords);
+  switch (b.space) {
+  case MemorySpace::Fragment:
+  case MemorySpace::Local:
+    if (b.layout->isReplicated())
+      return b.var + "[" + linearIndex(b, base) + "]";
+    // Distributed: only the driver itself (or an identical layout) is read in place.
+    if (loop.layout && *loop.layout == *b.layout && r.offsets.empty())
+      return b.var + "[" + loop.slot + "]";
+    return "/*unsupported fragment read*/0";
+  case MemorySpace::Shared:
+    return b.var + "[" + sharedIndex(b, base) + "]";
+  case MemorySpace::Global: {
+    std::string inBounds = boundsCheck(r, base);
+    std::string load = b.var + "[" + linearIndex(b, base) + "]";
+    if (inBounds.empty())
+      return load;
+    std::string pad = convert(std::to_string(r.pad) + "f", Float32Type::get(kernel.getContext()), b.element);
+    return "(" + inBounds + " ? " + load + " : " + pad + ")";
+  }
+  }
+  return "0";
+}
+
+/// A statement writing `valueExpr` (already of the buffer's element type) into element `coords` of `r`.
+std::string writeElement(KernelEmitter &e, const TileRef &r, const std::vector<std::string> &coords,
+                                const SlotLoop &loop, const std::string &valueExpr) {
+  const Buffer &b = *r.buffer;
+  std::vector<std::string> base = r.baseCoords(coords);
+  std::string guard = loop.primary;
+  std::string target;
+  switch (b.space) {
+  case MemorySpace::Fragment:
+  case MemorySpace::Local:
+    guard.clear(); // every replica keeps its own copy
+    if (b.layout->isReplicated())
+      target = b.var + "[" + e.linearIndex(b, base) + "]";
+    else if (loop.layout && *loop.layout == *b.layout && r.offsets.empty())
+      target = b.var + "[" + loop.slot + "]";
+    else
+      target = "/*unsupported fragment write*/" + b.var + "[0]";
+    break;
+  case MemorySpace::Shared:
+    target = b.var + "[" + e.sharedIndex(b, base) + "]";
+    break;
+  case MemorySpace::Global: {
+    std::string inBounds = e.boundsCheck(r, base);
+    if (!inBounds.empty())
+      guard = guard.empty() ? inBounds : guard + " && " + inBounds;
+    target = b.var + "[" + e.linearIndex(b, base) + "]";
+    break;
+  }
+  }
+  std::string stmt = target + " = " + valueExpr + ";";
+  return guard.empty() ? stmt : "if (" + guard + ") " + stmt;
+}
+
+/// The layout an op over a tile of `shape` (squeezed) runs by when no distributed fragment drives it: every thread
+/// takes part, one element at a time; a replicated target needs every thread to produce every element.
+static FragmentLayout plainDriver(const std::vector<int64_t> &shape, int64_t threads, bool everyThread) {
+  std::vector<int64_t> s = shape.empty() ? std::vector<int64_t>{1} : shape;
+  return everyThread ? FragmentLayout::replicated(s, threads) : FragmentLayout::blocked(s, threads, 1);
+}
+
+LogicalResult KernelEmitter::emitParallel(ParallelOp loop) {
+  auto text = loop->getAttrOfType<StringAttr>(gpu::kLayoutAttr);
+  std::optional<FragmentLayout> layout = text ? FragmentLayout::parse(text.str(), threads) : std::nullopt;
+  if (!layout)
+    return loop.emitError("parallel loop has no layout (run tile-infer-layouts)");
+  SlotLoop sl = openSlotLoop(*layout, "parallel");
+  for (auto [k, iv] : llvm::enumerate(loop.getInductionVars()))
+    names[iv] = "(long long)" + sl.coords[k];
+  const SlotLoop *saved = currentLoop;
+  ParallelOp savedLoop = currentParallel;
+  currentLoop = &sl;
+  currentParallel = loop;
+  LogicalResult r = emitBlock(loop.getBodyBlock());
+  currentLoop = saved;
+  currentParallel = savedLoop;
+  closeSlotLoop(*layout);
+  return r;
+}
+
+LogicalResult KernelEmitter::emitElementAccess(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  auto store = dyn_cast<memref::StoreOp>(op);
+  Value memref = load ? load.getMemRef() : store.getMemRef();
+  ValueRange indices = load ? load.getIndices() : store.getIndices();
+  const Buffer &b = buffer(memref);
+  std::vector<std::string> idx;
+  for (Value i : indices)
+    idx.push_back(value(i));
+  std::string target;
+  switch (b.space) {
+  case MemorySpace::Fragment:
+  case MemorySpace::Local: {
+    if (b.layout->isReplicated()) {
+      target = b.var + "[" + linearIndex(b, idx) + "]";
+      break;
+    }
+    if (!currentLoop)
+      return op->emitError("a distributed fragment is accessed outside a parallel loop");
+    std::vector<int> dims;
+    std::vector<int64_t> constants;
+    for (Value i : indices) {
+      auto arg = dyn_cast<BlockArgument>(i);
+      if (arg && arg.getOwner() == &currentParallel.getBodyBlock()) {
+        dims.push_back(arg.getArgNumber());
+        constants.push_back(0);
+      } else if (auto c = i.getDefiningOp<arith::ConstantIndexOp>()) {
+        dims.push_back(-1);
+        constants.push_back(c.value());
+      } else {
+        return op->emitError("fragment indexed by an expression in a loop spread over threads");
+      }
+    }
+    auto map = registerAccessMap(*currentLoop->layout, *b.layout, dims, constants);
+    if (!map)
+      return op->emitError("the threads of this loop do not hold the fragment elements accessed here");
+    target = b.var + "[" + slotMapExpr(*map, currentLoop->slot) + "]";
+    break;
+  }
+  case MemorySpace::Shared:
+    target = b.var + "[" + sharedIndex(b, idx) + "]";
+    break;
+  case MemorySpace::Global:
+    return op->emitError("global tensors are not accessed element by element");
+  }
+  if (load) {
+    std::string n = fresh("v" + std::to_string(counter++));
+    line() << "const " << cType(load.getType()) << " " << n << " = " << target << ";\n";
+    names[load.getResult()] = n;
+    return success();
+  }
+  std::string stmt = target + " = " + value(store.getValue()) + ";";
+  if (b.space == MemorySpace::Shared) {
+    std::string guard = currentLoop ? currentLoop->primary : "tid == 0";
+    if (!guard.empty())
+      stmt = "if (" + guard + ") " + stmt;
+  }
+  line() << stmt << "\n";
+  return success();
+}
+
+/// 16-byte copies from a global region into a whole shared tile of the same dtype, when every 16-byte chunk is
+/// either entirely inside the tensor or entirely outside it: the tensor's last dim is static and a multiple of the
+/// chunk, the region's offset along it is a known multiple of the chunk, and the window spans whole chunks.
+static bool emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst) {
+  const Buffer &g = *src.buffer, &s = *dst.buffer;
+  if (g.space != MemorySpace::Global || s.space != MemorySpace::Shared || !isWhole(copy.getTarget()) ||
+      g.element != s.element)
+    return false;
+  int64_t vec = 16 / gpu::elementBytes(g.element);
+  int64_t last = g.shape.back();
+  auto region = copy.getSource().getDefiningOp<RegionOp>();
+  if (ShapedType::isDynamic(last) || last % vec != 0 || src.window.back() % vec != 0 || s.shape.back() % vec != 0 ||
+      src.window.back() != s.shape.back() || squeeze(src.window) != squeeze(s.shape))
+    return false;
+  if (region && e.knownDivisor(region.getOffsets().back()) % vec != 0)
+    return false;
+  std::vector<int64_t> shape = squeeze(s.shape);
+  int64_t elements = 1;
+  for (int64_t x : shape)
+    elements *= x;
+  int64_t chunks = elements / vec, iterations = (chunks + e.threads - 1) / e.threads;
+  std::string it = e.fresh("it");
+  e.open("{ // copy " + gpu::nameOf(copy.getSource()) + " -> " + s.var + ": 16-byte vectors, " +
+         std::to_string(chunks) + " chunks");
+  e.line() << "#pragma unroll\n";
+  e.open("for (int " + it + " = 0; " + it + " < " + std::to_string(iterations) + "; ++" + it + ")");
+  std::string chunk = e.fresh("chunk");
+  e.line() << "const int " << chunk << " = tid + " << it << " * " << e.threads << ";\n";
+  if (chunks % e.threads != 0)
+    e.open("if (" + chunk + " < " + std::to_string(chunks) + ")");
+  // Unflatten the chunk's first element over the squeezed shape.
+  std::vector<std::string> coords(shape.size());
+  int64_t stride = 1;
+  for (int d = int(shape.size()) - 1; d >= 0; --d) {
+    std::string c = e.fresh("c" + std::to_string(d));
+    std::string flat = "(" + chunk + " * " + std::to_string(vec) + ")";
+    std::string expr = stride == 1 ? flat : "(" + flat + " / " + std::to_string(stride) + ")";
+    if (d > 0)
+      expr = "(" + expr + " % " + std::to_string(shape[d]) + ")";
+    e.line() << "const int " << c << " = " << expr << ";\n";
+    coords[d] = c;
+    stride *= shape[d];
+  }
+  std::vector<std::string> base = src.baseCoords(coords);
+  std::string inBounds = e.boundsCheck(src, base);
+  std::vector<std::string> tileCoords;
+  size_t k = 0;
+  for (int64_t x : s.shape)
+    tileCoords.push_back(x == 1 ? "0" : coords[k++]);
+  e.line() << "tilec::device::store16_shared(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], "
+           << "tilec::device::load16_pred(&" << g.var << "[" << e.linearIndex(g, base) << "], "
+           << (inBounds.empty() ? "true" : inBounds) << "));\n";
+  if (chunks % e.threads != 0)
+    e.close();
+  e.close();
+  e.close();
+  return true;
+}
+
+LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
+  TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
+  if (emitVectorGlobalToShared(*this, copy, src, dst))
+    return success();
+  Type from = src.buffer->element, to = dst.buffer->element;
+  std::optional<FragmentLayout> driver;
+  const std::vector<int64_t> *driverShape = nullptr;
+  if (isDistributed(*dst.buffer) && isWhole(copy.getTarget())) {
+    driver = *dst.buffer->layout;
+    driverShape = &dst.buffer->shape;
+  } else if (isDistributed(*src.buffer) && isWhole(copy.getSource())) {
+    driver = *src.buffer->layout;
+    driverShape = &src.buffer->shape;
+  } else {
+    bool everyThread = dst.buffer->layout && dst.buffer->layout->isReplicated();
+    driver = plainDriver(dst.squeezed(), threads, everyThread);
+  }
+  SlotLoop sl = openSlotLoop(*driver, "copy " + gpu::nameOf(copy.getSource()) + " -> " + dst.buffer->var);
+  std::vector<std::string> coords = driverShape ? squeezeCoords(*driverShape, sl.coords) : sl.coords;
+  if (!driverShape && dst.squeezed().empty())
+    coords.clear();
+  std::string v = readElement(src, coords, sl, {});
+  line() << writeElement(*this, dst, coords, sl, convert(v, from, to)) << "\n";
+  closeSlotLoop(*driver);
+  return success();
+}
+
+LogicalResult KernelEmitter::emitFill(FillOp fill) {
+  TileRef dst = ref(fill.getTarget());
+  std::optional<FragmentLayout> driver;
+  bool whole = isDistributed(*dst.buffer) && isWhole(fill.getTarget());
+  if (whole)
+    driver = *dst.buffer->layout;
+  else
+    driver = plainDriver(dst.squeezed(), threads, dst.buffer->layout && dst.buffer->layout->isReplicated());
+  SlotLoop sl = openSlotLoop(*driver, "fill " + dst.buffer->var);
+  std::vector<std::string> coords = whole ? squeezeCoords(dst.buffer->shape, sl.coords) : sl.coords;
+  if (!whole && dst.squeezed().empty())
+    coords.clear();
+  line() << writeElement(*this, dst, coords, sl, value(fill.getValue())) << "\n";
+  closeSlotLoop(*driver);
+  return success();
+}
+
+/// A statement adding `v` (f32, or int for integer destinations) into `*address` as the op says.
+static std::string atomicStatement(AtomicAddOp op, const Buffer &dst, const std::string &element,
+                                   const std::string &v, std::string *error) {
+  Type t = dst.element;
+  std::string address = "&" + element;
+  if (op.getExclusive()) {
+    if (t.isInteger(32))
+      return element + " += " + v + ";";
+    std::string sum = "tilec::device::to_float_any(" + element + ") + " + v;
+    return element + " = " + (t.isBF16() ? "tilec::device::to_bf16(" + sum + ")"
+                              : t.isF16() ? "tilec::device::to_f16(" + sum + ")"
+                                          : "(" + KernelEmitter::cType(t) + ")(" + sum + ")") + ";";
+  }
+  std::string suffix;
+  switch (op.getOrder()) {
+  case MemoryOrder::Relaxed: break;
+  case MemoryOrder::Release: suffix = "_release"; break;
+  case MemoryOrder::AcqRel: suffix = "_acq_rel"; break;
+  case MemoryOrder::SeqCst: suffix = "_seq_cst"; break;
+  }
+  if (t.isF32())
+    return "tilec::device::atomic_add_f32" + suffix + "(" + address + ", " + v + ");";
+  if (t.isInteger(32))
+    return "tilec::device::atomic_add_i32" + suffix + "(" + address + ", (int)(" + v + "));";
+  if (!suffix.empty()) {
+    *error = "atomic_add with order " + stringifyMemoryOrder(op.getOrder()).str() + " into " +
+             KernelEmitter::cType(t) + " is not supported on the GPU yet (only f32 and i32 take an order)";
+    return "";
+  }
+  if (t.isBF16())
+    return "tilec::device::atomic_add_bf16(" + address + ", " + v + ");";
+  if (t.isF16())
+    return "tilec::device::atomic_add_f16(" + address + ", " + v + ");";
+  if (t.isF64())
+    return "tilec::device::atomic_add_f64(" + address + ", (double)(" + v + "));";
+  *error = "atomic_add into this dtype is not supported on the GPU";
+  return "";
+}
+
+LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
+  std::string error;
+  Type f32 = Float32Type::get(kernel.getContext());
+  if (op.isElementForm()) {
+    TileRef dst = ref(op.getDest());
+    std::vector<std::string> idx;
+    for (Value i : op.getIndices())
+      idx.push_back(value(i));
+    std::vector<std::string> base = dst.offsets.empty() ? idx : dst.baseCoords(idx);
+    const Buffer &b = *dst.buffer;
+    std::string element = b.space == MemorySpace::Shared ? b.var + "[" + sharedIndex(b, base) + "]"
+                                                         : b.var + "[" + linearIndex(b, base) + "]";
+    Type vt = op.getValue().getType();
+    std::string v = b.element.isInteger(32) ? value(op.getValue())
+                                            : convert(value(op.getValue()), vt.isIndex() ? f32 : vt, f32);
+    std::string stmt = atomicStatement(op, b, element, v, &error);
+    if (!error.empty())
+      return op.emitError(error);
+    std::string guard = currentLoop ? currentLoop->primary : "tid == 0";
+    std::string inBounds = boundsCheck(dst, base);
+    if (b.space == MemorySpace::Global || !dst.offsets.empty())
+      guard = guard.empty() ? inBounds : (inBounds.empty() ? guard : guard + " && " + inBounds);
+    line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
+    return success();
+  }
+  TileRef src = ref(op.getValue()), dst = ref(op.getDest());
+  std::optional<FragmentLayout> driver;
+  bool whole = isDistributed(*src.buffer) && isWhole(op.getValue());
+  if (whole)
+    driver = *src.buffer->layout;
+  else
+    driver = plainDriver(src.squeezed(), threads, false);
+  SlotLoop sl = openSlotLoop(*driver, "atomic_add " + gpu::nameOf(op.getValue()) + " -> " + dst.buffer->var);
+  std::vector<std::string> coords = whole ? squeezeCoords(src.buffer->shape, sl.coords) : sl.coords;
+  if (!whole && src.squeezed().empty())
+    coords.clear();
+  std::string v = readElement(src, coords, sl, {});
+  if (!dst.buffer->element.isInteger(32))
+    v = convert(v, src.buffer->element, f32);
+  std::vector<std::string> base = dst.baseCoords(coords);
+  const Buffer &b = *dst.buffer;
+  std::string element = b.space == MemorySpace::Shared ? b.var + "[" + sharedIndex(b, base) + "]"
+                                                       : b.var + "[" + linearIndex(b, base) + "]";
+  std::string stmt = atomicStatement(op, b, element, v, &error);
+  if (!error.empty())
+    return op.emitError(error);
+  std::string guard = sl.primary;
+  std::string inBounds = boundsCheck(dst, base);
+  if (!inBounds.empty())
+    guard = guard.empty() ? inBounds : guard + " && " + inBounds;
+  line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
+  closeSlotLoop(*driver);
+  return success();
+}
+
+} // namespace tilec::cuda

@@ -1,0 +1,129 @@
+// tile.gemm: mma.sync m16n8k16 with operands loaded by ldmatrix from swizzled shared tiles (A may instead come from
+// a fragment already in the A-operand layout), or a plain per-element loop ("simt") where the tensor cores do not
+// apply (f32 operands, extents that are not multiples of the mma atom, accumulators that are not in its layout).
+#include "EmitterImpl.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace tilec::cuda {
+
+static LogicalResult emitSimtGemm(KernelEmitter &e, GemmOp gemm) {
+  TileRef a = e.ref(gemm.getA()), b = e.ref(gemm.getB());
+  const Buffer &c = e.buffer(gemm.getC());
+  Type f32 = Float32Type::get(gemm.getContext());
+  int64_t k = gemm.getTransposeA() ? a.squeezed()[0] : a.squeezed()[1];
+  SlotLoop none;
+  SlotLoop sl = e.openSlotLoop(*c.layout, "gemm (simt) " + a.buffer->var + " x " + b.buffer->var + " -> " + c.var);
+  std::string acc = e.fresh("tc_acc"), kk = e.fresh("k");
+  e.line() << "float " << acc << " = " << (gemm.getClear() ? "0.0f" : c.var + "[" + sl.slot + "]") << ";\n";
+  e.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(k) + "; ++" + kk + ")");
+  std::string m = sl.coords[0], n = sl.coords[1];
+  std::string av = e.readElement(a, gemm.getTransposeA() ? std::vector<std::string>{kk, m} : std::vector<std::string>{m, kk}, none, {});
+  std::string bv = e.readElement(b, gemm.getTransposeB() ? std::vector<std::string>{n, kk} : std::vector<std::string>{kk, n}, none, {});
+  e.line() << acc << " += " << e.convert(av, a.buffer->element, f32) << " * " << e.convert(bv, b.buffer->element, f32)
+           << ";\n";
+  e.close();
+  e.line() << c.var << "[" << sl.slot << "] = " << acc << ";\n";
+  e.closeSlotLoop(*c.layout);
+  return success();
+}
+
+LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
+  auto plan = gemm->getAttrOfType<StringAttr>(gpu::kMmaAttr);
+  if (!plan)
+    return gemm.emitError("gemm has no tensor-core plan (run tile-infer-layouts)");
+  const Buffer &c = buffer(gemm.getC());
+  if (!c.layout)
+    return gemm.emitError("gemm accumulator is not a fragment");
+  long long wm = 0, wn = 0;
+  bool onTensorCores = sscanf(plan.str().c_str(), "m16n8k16 warps %lldx%lld", &wm, &wn) == 2;
+  bool sharedOperands = gemm.getB().getDefiningOp<AllocOp>() && gpu::isIn(gemm.getB(), MemorySpace::Shared) &&
+                        gemm.getA().getDefiningOp<AllocOp>();
+  if (!onTensorCores || !sharedOperands)
+    return emitSimtGemm(*this, gemm);
+  const Buffer &a = buffer(gemm.getA()), &b = buffer(gemm.getB());
+  int64_t m = c.shape[0], n = c.shape[1];
+  int64_t k = gemm.getTransposeA() ? a.shape[0] : a.shape[1];
+  if (*c.layout != FragmentLayout::mmaAccumulator(m, n, wm, wn))
+    return gemm.emitError("gemm accumulator is not in the layout of its tensor-core plan");
+  int64_t tileM = m / wm, tileN = n / wn, atomsM = tileM / 16, atomsN = tileN / 8, steps = k / 16;
+  bool registerA = a.space != MemorySpace::Shared;
+  std::optional<SlotMap> aMap;
+  if (registerA) {
+    aMap = registerAccessMap(FragmentLayout::mmaOperandA(m, k, wm, wn), *a.layout, {0, 1});
+    if (!aMap)
+      return gemm.emitError("register A operand is not in the mma A layout (tile-infer-layouts stages such operands)");
+  }
+  std::string mma = a.element.isF16() ? "tilec::device::mma_m16n8k16_f16_f32" : "tilec::device::mma_m16n8k16_bf16_f32";
+  open("{ // gemm " + a.var + (gemm.getTransposeA() ? "^T" : "") + " x " + b.var + (gemm.getTransposeB() ? "^T" : "") +
+       " -> " + c.var + ": mma.sync m16n8k16, warps " + std::to_string(wm) + "x" + std::to_string(wn) + ", warp tile " +
+       std::to_string(tileM) + "x" + std::to_string(tileN) + (registerA ? ", A in registers" : ""));
+  line() << "const int tc_lane = tid % 32, tc_warp = tid / 32;\n";
+  line() << "const int tc_row0 = (tc_warp % " << wm << ") * " << tileM << ", tc_col0 = (tc_warp / " << wm << ") * " << tileN
+         << ";\n";
+  if (gemm.getClear()) {
+    line() << "#pragma unroll\n";
+    line() << "for (int tc_s = 0; tc_s < " << c.layout->numSlots() << "; ++tc_s) " << c.var << "[tc_s] = 0.0f;\n";
+  }
+  line() << "#pragma unroll\n";
+  open("for (int tc_kk = 0; tc_kk < " + std::to_string(steps) + "; ++tc_kk)");
+  line() << "unsigned tc_a_frag[" << atomsM << "][4];\n";
+  line() << "unsigned tc_b_frag[" << atomsN << "][2];\n";
+  line() << "#pragma unroll\n";
+  open("for (int tc_i = 0; tc_i < " + std::to_string(atomsM) + "; ++tc_i)");
+  if (registerA) {
+    line() << "#pragma unroll\n";
+    open("for (int tc_r = 0; tc_r < 4; ++tc_r)");
+    std::string slot = "(((tc_i * " + std::to_string(steps) + " + tc_kk) * 4 + tc_r) * 2";
+    line() << "tc_a_frag[tc_i][tc_r] = tilec::device::pack2(" << a.var << "[" << slotMapExpr(*aMap, slot + ")") << "], "
+           << a.var << "[" << slotMapExpr(*aMap, slot + " + 1)") << "]);\n";
+    close();
+  } else if (!gemm.getTransposeA()) {
+    line() << "tilec::device::ldmatrix_x4(tc_a_frag[tc_i], &" << a.var << "["
+           << sharedIndex(a, {"tc_row0 + tc_i * 16 + tc_lane % 16", "tc_kk * 16 + (tc_lane / 16) * 8"}) << "]);\n";
+  } else {
+    line() << "tilec::device::ldmatrix_x4_trans(tc_a_frag[tc_i], &" << a.var << "["
+           << sharedIndex(a, {"tc_kk * 16 + (tc_lane / 16) * 8 + tc_lane % 8", "tc_row0 + tc_i * 16 + ((tc_lane / 8) % 2) * 8"})
+           << "]);\n";
+  }
+  close();
+  // B: two n8 atoms per ldmatrix.x4, the last odd one with .x2.
+  line() << "#pragma unroll\n";
+  open("for (int tc_j = 0; tc_j < " + std::to_string(atomsN / 2) + "; ++tc_j)");
+  line() << "unsigned tc_t[4];\n";
+  if (gemm.getTransposeB())
+    line() << "tilec::device::ldmatrix_x4(tc_t, &" << b.var << "["
+           << sharedIndex(b, {"tc_col0 + tc_j * 16 + (tc_lane / 16) * 8 + tc_lane % 8", "tc_kk * 16 + ((tc_lane / 8) % 2) * 8"})
+           << "]);\n";
+  else
+    line() << "tilec::device::ldmatrix_x4_trans(tc_t, &" << b.var << "["
+           << sharedIndex(b, {"tc_kk * 16 + ((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + tc_j * 16 + (tc_lane / 16) * 8"})
+           << "]);\n";
+  line() << "tc_b_frag[2 * tc_j][0] = tc_t[0]; tc_b_frag[2 * tc_j][1] = tc_t[1]; tc_b_frag[2 * tc_j + 1][0] = tc_t[2]; tc_b_frag[2 * tc_j + 1][1] = "
+            "tc_t[3];\n";
+  close();
+  if (atomsN % 2) {
+    std::string j = std::to_string(atomsN - 1);
+    if (gemm.getTransposeB())
+      line() << "tilec::device::ldmatrix_x2(tc_b_frag[" << j << "], &" << b.var << "["
+             << sharedIndex(b, {"tc_col0 + " + j + " * 8 + tc_lane % 8", "tc_kk * 16 + ((tc_lane / 8) % 2) * 8"}) << "]);\n";
+    else
+      line() << "tilec::device::ldmatrix_x2_trans(tc_b_frag[" << j << "], &" << b.var << "["
+             << sharedIndex(b, {"tc_kk * 16 + ((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + " + j + " * 8"}) << "]);\n";
+  }
+  line() << "#pragma unroll\n";
+  open("for (int tc_i = 0; tc_i < " + std::to_string(atomsM) + "; ++tc_i)");
+  line() << "#pragma unroll\n";
+  open("for (int tc_j = 0; tc_j < " + std::to_string(atomsN) + "; ++tc_j)");
+  line() << "float (&tc_acc)[4] = *reinterpret_cast<float (*)[4]>(&" << c.var << "[(tc_i * " << atomsN << " + tc_j) * 4]);\n";
+  line() << mma << "(tc_acc, tc_a_frag[tc_i], tc_b_frag[tc_j], tc_acc);\n";
+  close();
+  close();
+  close(); // kk
+  close();
+  return success();
+}
+
+} // namespace tilec::cuda

@@ -1,0 +1,598 @@
+// The kernel frame (signature, shared memory, register tiles), scalar code (arith, math, scf) and the helpers the
+// op families share.
+#include "EmitterImpl.h"
+#include "tilec/Target/CUDA/CudaEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace tilec::cuda {
+
+std::vector<int64_t> TileRef::squeezed() const {
+  std::vector<int64_t> s;
+  for (int64_t e : window)
+    if (e != 1)
+      s.push_back(e);
+  return s;
+}
+
+std::vector<std::string> TileRef::baseCoords(const std::vector<std::string> &coords) const {
+  std::vector<std::string> out;
+  size_t k = 0;
+  for (size_t d = 0; d < window.size(); ++d) {
+    std::string local = window[d] == 1 ? "0" : (k < coords.size() ? coords[k++] : "0");
+    if (offsets.empty())
+      out.push_back(local);
+    else if (local == "0")
+      out.push_back(offsets[d]);
+    else
+      out.push_back("(" + offsets[d] + " + " + local + ")");
+  }
+  return out;
+}
+
+raw_ostream &KernelEmitter::line() {
+  for (int i = 0; i < indent; ++i)
+    os << "  ";
+  return os;
+}
+
+void KernelEmitter::open(const std::string &head) {
+  // "{ // comment" opens a plain scope; anything else is a statement head.
+  line() << head << (head.rfind("{ //", 0) == 0 ? "\n" : " {\n");
+  ++indent;
+}
+
+void KernelEmitter::close() {
+  --indent;
+  line() << "}\n";
+}
+
+std::string KernelEmitter::fresh(const std::string &hint) {
+  static const llvm::StringSet<> reserved = {
+      "auto",  "bool",   "break", "case",   "char",   "const",   "continue", "default", "do",    "double",
+      "else",  "enum",   "extern", "float", "for",    "goto",    "if",       "int",     "long",  "new",
+      "delete", "return", "short", "signed", "sizeof", "static",  "struct",   "switch",  "this",  "unsigned",
+      "void",  "while",  "class", "namespace", "template", "typename", "using", "operator", "tid", "lane",
+      "warp",  "smem",   "tilec", "min",   "max",    "exp2",    "log2",     "private", "public", "volatile",
+      "union", "true",   "false", "inline", "register", "typedef", "asm", "friend", "virtual", "try", "catch",
+      "throw", "and", "or", "not", "xor", "bitand", "bitor", "compl"};
+  std::string base;
+  for (char c : hint)
+    base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])))
+    base = "v" + base;
+  if (reserved.contains(base) || base.rfind("__", 0) == 0)
+    base += "_";
+  // Names the op families use internally start with tc_; a source name never does after this.
+  if (base.rfind("tc_", 0) == 0)
+    base = "u" + base;
+  std::string name = base;
+  for (int i = 1; std::find(usedNames.begin(), usedNames.end(), name) != usedNames.end(); ++i)
+    name = base + "_" + std::to_string(i);
+  usedNames.push_back(name);
+  return name;
+}
+
+std::string KernelEmitter::cType(Type t) {
+  if (t.isIndex() || t.isInteger(64))
+    return "long long";
+  if (t.isInteger(1))
+    return "bool";
+  if (t.isInteger(32))
+    return "int";
+  if (t.isInteger(8))
+    return "signed char";
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (t.isBF16())
+    return "tilec::device::bf16";
+  if (t.isF16())
+    return "tilec::device::f16";
+  return "/*unsupported type*/ void";
+}
+
+std::string KernelEmitter::value(Value v) {
+  auto it = names.find(v);
+  if (it != names.end())
+    return it->second;
+  return "/*unbound value*/0";
+}
+
+const Buffer &KernelEmitter::buffer(Value v) { return buffers.find(gpu::baseBuffer(v))->second; }
+
+TileRef KernelEmitter::ref(Value operand) {
+  TileRef r;
+  r.buffer = &buffer(operand);
+  if (auto region = operand.getDefiningOp<RegionOp>()) {
+    for (Value o : region.getOffsets())
+      r.offsets.push_back(value(o));
+    auto sizes = region.getSizes();
+    r.window.assign(sizes.begin(), sizes.end());
+    if (auto pad = region.getPad())
+      r.pad = pad->convertToDouble();
+  } else {
+    r.window = r.buffer->shape;
+  }
+  return r;
+}
+
+static std::string digitExpr(const std::string &x, const LayoutTerm &t, int64_t total) {
+  std::string e = x;
+  if (t.stride != 1)
+    e = "(" + e + " / " + std::to_string(t.stride) + ")";
+  if (t.stride * t.extent < total)
+    e = "(" + e + " % " + std::to_string(t.extent) + ")";
+  if (t.scale != 1)
+    e = e + " * " + std::to_string(t.scale);
+  return e;
+}
+
+std::string KernelEmitter::threadPart(const FragmentLayout &l, int dim) const {
+  std::string e;
+  for (const LayoutTerm &t : l.threadTerms())
+    if (t.dim == dim)
+      e += (e.empty() ? "" : " + ") + digitExpr("tid", t, threads);
+  return e.empty() ? "0" : e;
+}
+
+std::string KernelEmitter::slotPart(const FragmentLayout &l, int dim, const std::string &slot) const {
+  std::string e;
+  for (const LayoutTerm &t : l.slotTerms())
+    if (t.dim == dim)
+      e += (e.empty() ? "" : " + ") + digitExpr(slot, t, l.numSlots());
+  return e.empty() ? "0" : e;
+}
+
+std::string KernelEmitter::primaryCondition(const FragmentLayout &l) const {
+  std::string e;
+  for (const LayoutTerm &t : l.replicaTerms()) {
+    LayoutTerm d = t;
+    d.scale = 1;
+    e += (e.empty() ? "" : " && ") + digitExpr("tid", d, threads) + " == 0";
+  }
+  return e;
+}
+
+std::string KernelEmitter::slotMapExpr(const SlotMap &map, const std::string &slot) const {
+  std::string e = std::to_string(map.offset);
+  for (const LayoutTerm &t : map.terms) {
+    LayoutTerm d = t;
+    e += " + " + digitExpr(slot, d, std::numeric_limits<int64_t>::max());
+  }
+  return e;
+}
+
+SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string &what) {
+  SlotLoop loop;
+  loop.layout = &l;
+  loop.slot = fresh("slot");
+  open("{ // " + what + ": " + l.name());
+  std::vector<std::string> bases;
+  for (int d = 0; d < l.rank(); ++d) {
+    std::string base = fresh("base" + std::to_string(d));
+    line() << "const int " << base << " = " << threadPart(l, d) << ";\n";
+    bases.push_back(base);
+  }
+  std::string primary = primaryCondition(l);
+  if (!primary.empty()) {
+    loop.primary = fresh("primary");
+    line() << "const bool " << loop.primary << " = " << primary << ";\n";
+  }
+  line() << (l.numSlots() <= 128 ? "#pragma unroll\n" : "#pragma unroll 1\n");
+  open("for (int " + loop.slot + " = 0; " + loop.slot + " < " + std::to_string(l.numSlots()) + "; ++" + loop.slot +
+       ")");
+  std::string inBounds;
+  for (int d = 0; d < l.rank(); ++d) {
+    std::string c = fresh("c" + std::to_string(d));
+    line() << "const int " << c << " = " << bases[d] << " + " << slotPart(l, d, loop.slot) << ";\n";
+    loop.coords.push_back(c);
+    if (l.hasPadding())
+      inBounds += (inBounds.empty() ? "" : " && ") + c + " < " + std::to_string(l.shape()[d]);
+  }
+  if (!inBounds.empty())
+    open("if (" + inBounds + ")");
+  return loop;
+}
+
+void KernelEmitter::closeSlotLoop(const FragmentLayout &l) {
+  if (l.hasPadding())
+    close();
+  close(); // for
+  close(); // scope
+}
+
+std::string KernelEmitter::linearIndex(const Buffer &b, const std::vector<std::string> &coords) const {
+  std::string e;
+  for (size_t d = 0; d < coords.size(); ++d) {
+    if (d == 0)
+      e = coords[0];
+    else
+      e = "(" + e + ") * " + b.dims[d] + " + " + coords[d];
+  }
+  return e.empty() ? "0" : e;
+}
+
+std::string KernelEmitter::sharedIndex(const Buffer &b, const std::vector<std::string> &coords) const {
+  if (b.swizzle.none() || coords.size() < 2)
+    return linearIndex(b, coords);
+  std::vector<std::string> rows(coords.begin(), coords.end() - 1);
+  Buffer rowsOnly = b;
+  rowsOnly.dims.pop_back();
+  std::string row = linearIndex(rowsOnly, rows);
+  return "tilec::device::swizzled_index<" + std::to_string(b.swizzle.mask) + ", " +
+         std::to_string(b.swizzle.rowDivisor) + ", " + std::to_string(16 / gpu::elementBytes(b.element)) + ", " +
+         std::to_string(b.shape.back()) + ">(" + row + ", " + coords.back() + ")";
+}
+
+std::string KernelEmitter::boundsCheck(const TileRef &r, const std::vector<std::string> &base) const {
+  std::string e;
+  for (size_t d = 0; d < base.size(); ++d) {
+    bool windowInside = r.offsets.empty() && r.buffer->shape[d] != ShapedType::kDynamic;
+    if (windowInside)
+      continue;
+    e += (e.empty() ? "" : " && ") + std::string("(unsigned long long)(") + base[d] + ") < (unsigned long long)(" +
+         r.buffer->dims[d] + ")";
+  }
+  return e;
+}
+
+std::string KernelEmitter::convert(const std::string &expr, Type from, Type to) const {
+  if (from == to)
+    return expr;
+  std::string f = from.isF32() ? expr : (from.isBF16() || from.isF16()) ? "tilec::device::to_float(" + expr + ")"
+                                                                        : "(float)(" + expr + ")";
+  if (to.isF32())
+    return f;
+  if (to.isBF16())
+    return "tilec::device::to_bf16(" + f + ")";
+  if (to.isF16())
+    return "tilec::device::to_f16(" + f + ")";
+  if (to.isInteger(32) && from.isInteger())
+    return "(int)(" + expr + ")";
+  if (to.isInteger(32))
+    return "__float2int_rn(" + f + ")";
+  return "(" + cType(to) + ")(" + expr + ")";
+}
+
+int64_t KernelEmitter::knownDivisor(Value v) const {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return c.value() == 0 ? (int64_t(1) << 30) : std::abs(c.value());
+  if (auto mul = v.getDefiningOp<arith::MulIOp>())
+    return std::min<int64_t>(knownDivisor(mul.getLhs()) * knownDivisor(mul.getRhs()), int64_t(1) << 30);
+  if (auto add = v.getDefiningOp<arith::AddIOp>())
+    return std::gcd(knownDivisor(add.getLhs()), knownDivisor(add.getRhs()));
+  if (auto sub = v.getDefiningOp<arith::SubIOp>())
+    return std::gcd(knownDivisor(sub.getLhs()), knownDivisor(sub.getRhs()));
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar code
+//===----------------------------------------------------------------------===//
+
+static std::string floatLiteral(double v, Type t) {
+  float f = static_cast<float>(v);
+  if (std::isnan(f))
+    return "__int_as_float(0x7fc00000)";
+  if (std::isinf(f))
+    return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.9gf", f);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s.insert(s.size() - 1, ".0");
+  if (t.isF64()) {
+    snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+  }
+  return s;
+}
+
+LogicalResult KernelEmitter::emitScalarOp(Operation *op) {
+  auto bind = [&](const std::string &expr) {
+    Value r = op->getResult(0);
+    std::string n = fresh("v" + std::to_string(counter++));
+    line() << "const " << cType(r.getType()) << " " << n << " = " << expr << ";\n";
+    names[r] = n;
+    return success();
+  };
+  auto bin = [&](const char *sym) { return bind(value(op->getOperand(0)) + " " + sym + " " + value(op->getOperand(1))); };
+  auto call = [&](const std::string &fn) {
+    std::string args;
+    for (Value v : op->getOperands())
+      args += (args.empty() ? "" : ", ") + value(v);
+    return bind(fn + "(" + args + ")");
+  };
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    Attribute a = c.getValue();
+    if (auto i = dyn_cast<IntegerAttr>(a)) {
+      if (i.getType().isInteger(1)) {
+        names[c.getResult()] = i.getValue().getBoolValue() ? "true" : "false";
+        return success();
+      }
+      names[c.getResult()] = "(" + cType(i.getType()) + ")" + std::to_string(i.getValue().getSExtValue()) +
+                             (i.getType().isInteger(32) ? "" : "LL");
+      return success();
+    }
+    if (auto f = dyn_cast<FloatAttr>(a)) {
+      std::string lit = floatLiteral(f.getValueAsDouble(), f.getType());
+      if (f.getType().isBF16() || f.getType().isF16())
+        lit = convert(lit, Float32Type::get(op->getContext()), f.getType());
+      names[c.getResult()] = lit;
+      return success();
+    }
+    return op->emitError("constant of this kind is not supported by the CUDA emitter yet");
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return bin("+"); })
+      .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return bin("-"); })
+      .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return bin("*"); })
+      .Case<arith::DivFOp, arith::DivSIOp>([&](auto) { return bin("/"); })
+      .Case<arith::RemSIOp>([&](auto) { return bin("%"); })
+      .Case<arith::AndIOp>([&](auto) { return bin(op->getResult(0).getType().isInteger(1) ? "&&" : "&"); })
+      .Case<arith::OrIOp>([&](auto) { return bin(op->getResult(0).getType().isInteger(1) ? "||" : "|"); })
+      .Case<arith::XOrIOp>([&](auto) { return bin(op->getResult(0).getType().isInteger(1) ? "!=" : "^"); })
+      .Case<arith::CeilDivSIOp>([&](auto) { return call("tilec::device::ceildiv"); })
+      .Case<arith::FloorDivSIOp>([&](auto) { return call("tilec::device::floordiv"); })
+      .Case<arith::MinSIOp>([&](auto) { return call("min"); })
+      .Case<arith::MaxSIOp>([&](auto) { return call("max"); })
+      .Case<arith::MaximumFOp>([&](auto) { return call("tilec::device::maximumf"); })
+      .Case<arith::MinimumFOp>([&](auto) { return call("tilec::device::minimumf"); })
+      .Case<arith::NegFOp>([&](auto) { return bind("-" + value(op->getOperand(0))); })
+      .Case<arith::SelectOp>([&](arith::SelectOp s) {
+        return bind(value(s.getCondition()) + " ? " + value(s.getTrueValue()) + " : " + value(s.getFalseValue()));
+      })
+      .Case<arith::CmpIOp>([&](arith::CmpIOp c) {
+        const char *sym = "==";
+        switch (c.getPredicate()) {
+        case arith::CmpIPredicate::eq: sym = "=="; break;
+        case arith::CmpIPredicate::ne: sym = "!="; break;
+        case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: sym = "<"; break;
+        case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: sym = "<="; break;
+        case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: sym = ">"; break;
+        case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: sym = ">="; break;
+        }
+        return bin(sym);
+      })
+      .Case<arith::CmpFOp>([&](arith::CmpFOp c) {
+        std::string a = value(c.getLhs()), b = value(c.getRhs());
+        switch (c.getPredicate()) {
+        case arith::CmpFPredicate::OEQ: return bind(a + " == " + b);
+        case arith::CmpFPredicate::UNE: return bind(a + " != " + b);
+        case arith::CmpFPredicate::ONE: return bind("(" + a + " < " + b + " || " + a + " > " + b + ")");
+        case arith::CmpFPredicate::OLT: return bind(a + " < " + b);
+        case arith::CmpFPredicate::OLE: return bind(a + " <= " + b);
+        case arith::CmpFPredicate::OGT: return bind(a + " > " + b);
+        case arith::CmpFPredicate::OGE: return bind(a + " >= " + b);
+        case arith::CmpFPredicate::ULT: return bind("!(" + a + " >= " + b + ")");
+        case arith::CmpFPredicate::ULE: return bind("!(" + a + " > " + b + ")");
+        case arith::CmpFPredicate::UGT: return bind("!(" + a + " <= " + b + ")");
+        case arith::CmpFPredicate::UGE: return bind("!(" + a + " < " + b + ")");
+        case arith::CmpFPredicate::UEQ: return bind("!(" + a + " < " + b + " || " + a + " > " + b + ")");
+        case arith::CmpFPredicate::ORD: return bind("!isnan(" + a + ") && !isnan(" + b + ")");
+        case arith::CmpFPredicate::UNO: return bind("isnan(" + a + ") || isnan(" + b + ")");
+        case arith::CmpFPredicate::AlwaysTrue: return bind("true");
+        case arith::CmpFPredicate::AlwaysFalse: return bind("false");
+        }
+        return failure();
+      })
+      .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp, arith::SIToFPOp, arith::FPToSIOp,
+            arith::ExtUIOp>([&](auto) {
+        return bind("(" + cType(op->getResult(0).getType()) + ")(" + value(op->getOperand(0)) + ")");
+      })
+      .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) {
+        return bind(convert(value(op->getOperand(0)), op->getOperand(0).getType(), op->getResult(0).getType()));
+      })
+      .Case<math::Exp2Op>([&](auto) { return call("exp2f"); })
+      .Case<math::Log2Op>([&](auto) { return call("log2f"); })
+      .Case<math::ExpOp>([&](auto) { return call("expf"); })
+      .Case<math::LogOp>([&](auto) { return call("logf"); })
+      .Case<math::SqrtOp>([&](auto) { return call("sqrtf"); })
+      .Case<math::RsqrtOp>([&](auto) { return call("rsqrtf"); })
+      .Case<math::TanhOp>([&](auto) { return call("tanhf"); })
+      .Case<math::AbsFOp>([&](auto) { return call("fabsf"); })
+      .Case<math::AbsIOp>([&](auto) { return call("llabs"); })
+      .Case<memref::DimOp>([&](memref::DimOp d) -> LogicalResult {
+        auto axis = d.getConstantIndex();
+        if (!axis)
+          return d.emitError("memref.dim with a dynamic axis is not supported by the CUDA emitter");
+        names[d.getResult()] = buffer(d.getSource()).dims[*axis];
+        return success();
+      })
+      .Default([&](Operation *o) {
+        return o->emitError() << "'" << o->getName() << "' is not supported by the CUDA emitter yet";
+      });
+}
+
+LogicalResult KernelEmitter::emitBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(emitOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelEmitter::emitOp(Operation *op) {
+  if (isa<AllocOp, RegionOp, scf::YieldOp>(op))
+    return success();
+  if (isa<BarrierOp>(op)) {
+    line() << "__syncthreads();\n";
+    return success();
+  }
+  if (auto loop = dyn_cast<ParallelOp>(op))
+    return emitParallel(loop);
+  if (auto copy = dyn_cast<CopyOp>(op))
+    return emitCopy(copy);
+  if (auto fill = dyn_cast<FillOp>(op))
+    return emitFill(fill);
+  if (auto atomic = dyn_cast<AtomicAddOp>(op))
+    return emitAtomic(atomic);
+  if (auto gemm = dyn_cast<GemmOp>(op))
+    return emitGemm(gemm);
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return emitReduce(reduce);
+  if (isa<memref::LoadOp, memref::StoreOp>(op))
+    return emitElementAccess(op);
+  if (auto loop = dyn_cast<PipelinedOp>(op)) {
+    std::string iv = fresh("n");
+    names[loop.getInductionVar()] = iv;
+    open("for (long long " + iv + " = " + value(loop.getLower()) + "; " + iv + " < " + value(loop.getUpper()) +
+         "; ++" + iv + ")");
+    LogicalResult r = emitBlock(loop.getBodyBlock());
+    close();
+    return r;
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (loop.getNumResults() != 0)
+      return loop.emitError("loops that carry values are not supported by the CUDA emitter yet");
+    std::string iv = fresh("i");
+    names[loop.getInductionVar()] = iv;
+    open("for (long long " + iv + " = " + value(loop.getLowerBound()) + "; " + iv + " < " +
+         value(loop.getUpperBound()) + "; " + iv + " += " + value(loop.getStep()) + ")");
+    LogicalResult r = emitBlock(*loop.getBody());
+    close();
+    return r;
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    std::vector<std::string> results;
+    for (Value r : ifOp.getResults()) {
+      std::string n = fresh("v" + std::to_string(counter++));
+      line() << cType(r.getType()) << " " << n << ";\n";
+      names[r] = n;
+      results.push_back(n);
+    }
+    auto yieldInto = [&](Block &b) {
+      auto y = cast<scf::YieldOp>(b.getTerminator());
+      for (auto [i, v] : llvm::enumerate(y.getOperands()))
+        line() << results[i] << " = " << value(v) << ";\n";
+    };
+    open("if (" + value(ifOp.getCondition()) + ")");
+    if (failed(emitBlock(ifOp.getThenRegion().front())))
+      return failure();
+    yieldInto(ifOp.getThenRegion().front());
+    close();
+    if (!ifOp.getElseRegion().empty()) {
+      open("else");
+      if (failed(emitBlock(ifOp.getElseRegion().front())))
+        return failure();
+      yieldInto(ifOp.getElseRegion().front());
+      close();
+    }
+    return success();
+  }
+  return emitScalarOp(op);
+}
+
+LogicalResult KernelEmitter::emit() {
+  // Parameters: every tensor's data pointer, then its dynamic extents (the launch plan passes them in this order).
+  auto argNames = kernel->getAttrOfType<ArrayAttr>("tile.arg_names");
+  std::vector<std::string> params;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+    Value arg = kernel.getArgument(i);
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type)
+      return kernel.emitError("scalar kernel arguments are not supported by the CUDA emitter");
+    Buffer b;
+    b.space = MemorySpace::Global;
+    b.var = fresh(argNames && i < argNames.size() ? cast<StringAttr>(argNames[i]).str() : "arg" + std::to_string(i));
+    b.element = type.getElementType();
+    b.shape.assign(type.getShape().begin(), type.getShape().end());
+    params.push_back(cType(b.element) + " *__restrict__ " + b.var);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (ShapedType::isDynamic(type.getDimSize(d))) {
+        std::string dim = fresh(b.var + "_dim" + std::to_string(d));
+        params.push_back("const long long " + dim);
+        b.dims.push_back(dim);
+      } else {
+        b.dims.push_back(std::to_string(type.getDimSize(d)) + "LL");
+      }
+    }
+    buffers[arg] = b;
+  }
+  os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") " << kernel.getSymName() << "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    os << (i ? ",\n    " : "") << params[i];
+  os << ") {\n";
+  ++indent;
+  int64_t smem = 0;
+  if (auto s = kernel->getAttrOfType<IntegerAttr>(gpu::kSharedBytesAttr))
+    smem = s.getInt();
+  line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
+  line() << "const int tid = threadIdx.x;\n";
+  auto indexNames = kernel->getAttrOfType<ArrayAttr>("tile.index_names");
+  const char *axes[] = {"x", "y", "z"};
+  for (unsigned i = 0; i < kernel.getGridRank(); ++i) {
+    std::string n = fresh(indexNames && i < indexNames.size() ? cast<StringAttr>(indexNames[i]).str()
+                                                               : "block" + std::to_string(i));
+    line() << "const long long " << n << " = blockIdx." << axes[i] << ";\n";
+    names[kernel.getBlockIndex(i)] = n;
+  }
+  (void)smem;
+  // Tiles, in program order: shared tiles as views into the dynamic buffer, fragments and locals as registers.
+  LogicalResult result = success();
+  kernel.walk([&](AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    Buffer b;
+    b.space = *getMemorySpaceOf(type);
+    b.var = fresh(gpu::nameOf(alloc.getResult()));
+    b.element = type.getElementType();
+    b.shape.assign(type.getShape().begin(), type.getShape().end());
+    for (int64_t e : b.shape)
+      b.dims.push_back(std::to_string(e));
+    std::string elem = cType(b.element);
+    if (b.space == MemorySpace::Shared) {
+      auto offset = alloc->getAttrOfType<IntegerAttr>(gpu::kOffsetAttr);
+      auto swizzle = alloc->getAttrOfType<StringAttr>(gpu::kSwizzleAttr);
+      if (!offset) {
+        result = alloc.emitError("shared tile has no planned offset (run tile-plan-shared-memory)");
+        return;
+      }
+      if (swizzle && swizzle.getValue() != "none" && type.getRank() >= 2)
+        b.swizzle = Swizzle::forRow(type.getShape().back() * gpu::elementBytes(b.element));
+      line() << elem << " *const " << b.var << " = reinterpret_cast<" << elem << " *>(smem + " << offset.getInt()
+             << "); // " << type.getNumElements() << " x " << elem << ", swizzle " << b.swizzle.name() << "\n";
+    } else {
+      b.layout = gpu::layoutOf(alloc.getResult(), threads);
+      if (!b.layout) {
+        result = alloc.emitError("fragment has no layout (run tile-infer-layouts)");
+        return;
+      }
+      line() << elem << " " << b.var << "[" << b.layout->numSlots() << "]; // " << b.layout->name() << "\n";
+    }
+    buffers[alloc.getResult()] = b;
+  });
+  if (failed(result))
+    return failure();
+  result = emitBlock(kernel.getBodyBlock());
+  --indent;
+  os << "}\n";
+  return result;
+}
+
+} // namespace tilec::cuda
+
+namespace tilec {
+
+LogicalResult emitCuda(ModuleOp module, llvm::raw_ostream &os) {
+  os << "// Generated by tilec. Do not edit.\n";
+  os << "#include \"tilec/device/all.cuh\"\n";
+  for (auto kernel : module.getOps<KernelOp>()) {
+    os << "\n";
+    if (failed(cuda::KernelEmitter(kernel, os).emit()))
+      return failure();
+  }
+  return success();
+}
+
+} // namespace tilec

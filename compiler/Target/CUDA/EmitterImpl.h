@@ -1,0 +1,115 @@
+// The CUDA C++ emitter's internals: one KernelEmitter per tile.kernel, with the op families in separate files
+// (EmitKernel.cpp: the kernel frame and scalar code; EmitElementwise.cpp: parallel, copy, fill, atomic_add;
+// EmitGemm.cpp; EmitReduce.cpp). Every decision it executes was made by a pass and recorded as an attribute.
+#ifndef TILEC_TARGET_CUDA_EMITTERIMPL_H
+#define TILEC_TARGET_CUDA_EMITTERIMPL_H
+
+#include "../../Transforms/GpuLoweringUtils.h"
+#include "tilec/Target/CUDA/Layout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::cuda {
+
+/// A buffer the kernel touches: a global tensor, a shared tile, a fragment or a local tile.
+struct Buffer {
+  tile::MemorySpace space;
+  std::string var;                // the C name
+  mlir::Type element;
+  std::vector<int64_t> shape;     // static extents (kDynamic for a tensor's dynamic dims)
+  std::vector<std::string> dims;  // C expression of every extent
+  std::optional<FragmentLayout> layout; // fragment / local
+  Swizzle swizzle;                      // shared
+};
+
+/// A tile operand seen through an optional region: base coordinates of the element at window coordinates.
+struct TileRef {
+  const Buffer *buffer;
+  std::vector<std::string> offsets; // per base dim (empty: the whole buffer)
+  std::vector<int64_t> window;      // per base dim: window extent (the buffer's own shape when no region)
+  double pad = 0.0;
+  std::vector<int64_t> squeezed() const;
+  /// Base coordinates (C expressions) for the squeezed window coordinates `coords`.
+  std::vector<std::string> baseCoords(const std::vector<std::string> &coords) const;
+};
+
+/// What a loop over a layout's slots provides to the code inside it.
+struct SlotLoop {
+  const FragmentLayout *layout = nullptr;
+  std::string slot;                 // the C slot variable
+  std::vector<std::string> coords;  // C expressions of the coordinates
+  std::string primary;              // C condition: this thread is the primary replica ("" when always)
+};
+
+class KernelEmitter;
+/// A statement writing `valueExpr` (of the buffer's element type) into element `coords` of `r`, guarded by the
+/// loop's primary condition and the tensor bounds where they apply.
+std::string writeElement(KernelEmitter &e, const TileRef &r, const std::vector<std::string> &coords,
+                         const SlotLoop &loop, const std::string &valueExpr);
+
+class KernelEmitter {
+public:
+  KernelEmitter(tile::KernelOp kernel, llvm::raw_ostream &os) : kernel(kernel), os(os), threads(kernel.getThreads()) {}
+  mlir::LogicalResult emit();
+
+  // Shared by the op families.
+  llvm::raw_ostream &line();          // indented start of a line
+  void open(const std::string &head); // "head {" and indent
+  void close();
+  std::string value(mlir::Value v);   // the C expression of an SSA value
+  std::string fresh(const std::string &hint);
+  static std::string cType(mlir::Type t);
+  const Buffer &buffer(mlir::Value v); // of the base buffer
+  TileRef ref(mlir::Value operand);
+  std::string threadPart(const FragmentLayout &l, int dim) const;
+  std::string slotPart(const FragmentLayout &l, int dim, const std::string &slot) const;
+  std::string primaryCondition(const FragmentLayout &l) const;
+  std::string slotMapExpr(const SlotMap &map, const std::string &slot) const;
+  /// Opens `for (slot ...)` over `l`, binding coordinates; the caller emits the body, then calls closeSlotLoop.
+  SlotLoop openSlotLoop(const FragmentLayout &l, const std::string &what);
+  void closeSlotLoop(const FragmentLayout &l);
+  /// C expression for reading / a statement writing element `coords` (squeezed window coordinates) of `r`, inside
+  /// `loop` (the loop that drives the op; coordinates in its terms). `converted` reads convert to `to`.
+  std::string readElement(const TileRef &r, const std::vector<std::string> &coords, const SlotLoop &loop,
+                          const std::vector<int> &driverDims);
+  std::string boundsCheck(const TileRef &r, const std::vector<std::string> &baseCoords) const;
+  std::string linearIndex(const Buffer &b, const std::vector<std::string> &coords) const;
+  std::string sharedIndex(const Buffer &b, const std::vector<std::string> &coords) const;
+  std::string convert(const std::string &expr, mlir::Type from, mlir::Type to) const;
+  int64_t knownDivisor(mlir::Value v) const;
+
+  mlir::LogicalResult emitBlock(mlir::Block &block);
+  mlir::LogicalResult emitOp(mlir::Operation *op);
+  mlir::LogicalResult emitScalarOp(mlir::Operation *op);
+  mlir::LogicalResult emitParallel(tile::ParallelOp op);
+  mlir::LogicalResult emitCopy(tile::CopyOp op);
+  mlir::LogicalResult emitFill(tile::FillOp op);
+  mlir::LogicalResult emitAtomic(tile::AtomicAddOp op);
+  mlir::LogicalResult emitGemm(tile::GemmOp op);
+  mlir::LogicalResult emitReduce(tile::ReduceOp op);
+  mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
+
+  tile::KernelOp kernel;
+  llvm::raw_ostream &os;
+  int64_t threads;
+  int indent = 0;
+  int counter = 0;
+  llvm::DenseMap<mlir::Value, std::string> names;
+  llvm::DenseMap<mlir::Value, Buffer> buffers;
+  std::vector<std::string> usedNames;
+  // The parallel loop being emitted (element accesses resolve against it), with its driver's dims per iv.
+  const SlotLoop *currentLoop = nullptr;
+  tile::ParallelOp currentParallel;
+};
+
+} // namespace tilec::cuda
+
+#endif

@@ -1,0 +1,13 @@
+// Everything emitted kernels may call. The compiler includes only this header.
+#pragma once
+
+#include "tilec/device/atomics.cuh"
+#include "tilec/device/copy.cuh"
+#include "tilec/device/cp_async.cuh"
+#include "tilec/device/ldmatrix.cuh"
+#include "tilec/device/mma_sm80.cuh"
+#include "tilec/device/reduce.cuh"
+#include "tilec/device/scalar.cuh"
+#include "tilec/device/types.cuh"
+
+#include <climits>
