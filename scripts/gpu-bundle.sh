@@ -12,6 +12,10 @@ set -euo pipefail
 GPU_TESTS=(tilec_gpu_tests tilec_runtime_tests)
 BENCHMARKS=(tilec-bench-runtime)
 HELPERS=(tilec_cache_race_helper)
+# Built in a second tree with the compiler (LLVM/MLIR linked statically, no ExecutionEngine): `tilec` itself and
+# the tests that compile .tile sources on the GPU machine.
+COMPILER_GPU_TESTS=(tilec_compiler_gpu_tests)
+COMPILER_TOOLS=(tilec)
 MAX_BUNDLE_MB=60
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +28,12 @@ cmake -G Ninja -S "$repo" -B "$build_dir" \
   -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
 cmake --build "$build_dir" -j "$jobs" --target "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"
+compiler_build_dir="${build_dir}-compiler"
+cmake -G Ninja -S "$repo" -B "$compiler_build_dir" \
+  -DTILEC_STATIC_LLVM=ON -DTILEC_CLI_WITH_CPU_RUN=OFF \
+  -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
+CCACHE_BASEDIR="$repo" cmake --build "$compiler_build_dir" -j "$jobs" --target "${COMPILER_GPU_TESTS[@]}" "${COMPILER_TOOLS[@]}"
 
 rm -rf "$bundle_dir"
 mkdir -p "$bundle_dir/bin" "$bundle_dir/include/tilec"
@@ -32,6 +42,9 @@ cp -r "$repo/runtime/include/tilec/device" "$bundle_dir/include/tilec/"
 # Data the GPU tests read (tests/gpu/PlanGpuTest.cpp looks in <bin>/../data): the plan files tilec emits.
 mkdir -p "$bundle_dir/data"
 cp "$repo"/tests/gpu/data/*.plan "$bundle_dir/data/"
+# The .tile kernels the compiler tests compile (they look in <bin>/../kernels).
+cp -r "$repo/kernels" "$bundle_dir/kernels"
+find "$bundle_dir/kernels" -type f ! -name '*.tile' -delete
 
 find_binary() {
   local found
@@ -39,6 +52,17 @@ find_binary() {
   [[ -n "$found" ]] || { echo "gpu-bundle: built target $1 not found under $build_dir" >&2; exit 1; }
   echo "$found"
 }
+
+for name in "${COMPILER_GPU_TESTS[@]}" "${COMPILER_TOOLS[@]}"; do
+  found="$(find "$compiler_build_dir" -type f -name "$name" -perm -u+x | head -n 1)"
+  [[ -n "$found" ]] || { echo "gpu-bundle: built target $name not found under $compiler_build_dir" >&2; exit 1; }
+  cp "$found" "$bundle_dir/bin/$name"
+  strip "$bundle_dir/bin/$name"
+  if ldd "$bundle_dir/bin/$name" | grep -E -i 'libLLVM|libMLIR|libfmt|libcuda|libnvrtc|libz3|libzstd|libxml|not found'; then
+    echo "gpu-bundle: $name has a forbidden or missing shared-library dependency (above)" >&2
+    exit 1
+  fi
+done
 
 for name in "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"; do
   cp "$(find_binary "$name")" "$bundle_dir/bin/$name"
@@ -50,7 +74,7 @@ for name in "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"; do
   fi
 done
 
-printf '%s\n' "${GPU_TESTS[@]}" >"$bundle_dir/tests.list"
+printf '%s\n' "${GPU_TESTS[@]}" "${COMPILER_GPU_TESTS[@]}" >"$bundle_dir/tests.list"
 printf '%s\n' "${BENCHMARKS[@]}" >"$bundle_dir/benchmarks.list"
 {
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -122,9 +122,9 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
       total = scratchOffset + scratch;
     kernel->setAttr(gpu::kScratchAttr, b.getI64IntegerAttr(scratch ? scratchOffset : -1));
     kernel->setAttr(gpu::kSharedBytesAttr, b.getI64IntegerAttr(total));
-    if (total > limit) {
+    if (total > int64_t(limit)) {
       auto diag = kernel.emitError() << "kernel '" << kernel.getSymName() << "' needs " << total
-                                     << " bytes of shared memory after planning, more than the " << limit
+                                     << " bytes of shared memory after planning, more than the " << int64_t(limit)
                                      << " one block may use";
       for (Placed &p : tiles)
         diag.attachNote(p.alloc.getLoc()) << "shared tile of " << p.bytes << " bytes at offset " << p.offset;

@@ -29,11 +29,11 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
     combine = "tilec::device::reduce_sum";
     break;
   case ReduceKind::Max:
-    identity = integer ? "INT_MIN" : "__int_as_float(0xff800000)";
+    identity = integer ? "(-2147483647 - 1)" : "__int_as_float(0xff800000)";
     combine = "tilec::device::reduce_max";
     break;
   case ReduceKind::Min:
-    identity = integer ? "INT_MAX" : "__int_as_float(0x7f800000)";
+    identity = integer ? "2147483647" : "__int_as_float(0x7f800000)";
     combine = "tilec::device::reduce_min";
     break;
   }

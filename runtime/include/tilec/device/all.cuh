@@ -10,4 +10,3 @@
 #include "tilec/device/scalar.cuh"
 #include "tilec/device/types.cuh"
 
-#include <climits>

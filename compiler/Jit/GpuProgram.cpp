@@ -1,0 +1,52 @@
+#include "tilec/Jit/GpuProgram.h"
+#include "tilec/Driver/Driver.h"
+#include "tilec/Target/CUDA/CudaEmitter.h"
+#include "tilec/Target/Plan/EntryToPlan.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+namespace tilec {
+
+GpuProgram compileForGpu(const std::string &source, const std::string &bufferName,
+                         const GpuCompileOptions &options) {
+  GpuProgram program;
+  llvm::raw_string_ostream diag(program.diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  CompileOptions compile;
+  compile.gen.kernel = options.kernel;
+  for (const auto &[name, value] : options.defines)
+    compile.gen.defines[name] = value;
+  compile.atomics = options.deterministic ? "split" : options.atomics;
+  compile.deterministic = options.deterministic;
+  compile.maxSplit = options.maxSplit;
+  compile.lowerForGpu = true;
+  mlir::MLIRContext context;
+  auto module = compileToTileIR(context, sourceMgr, compile, diag);
+  if (!module)
+    return program;
+  {
+    llvm::raw_string_ostream cuda(program.cuda);
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+        sourceMgr.PrintMessage(diag, llvm::SMLoc(), llvm::SourceMgr::DK_Error, d.str());
+      return mlir::success();
+    });
+    if (mlir::failed(emitCuda(*module, cuda)))
+      return program;
+  }
+  for (auto entry : module->getOps<tile::EntryOp>()) {
+    auto spec = lowerEntry(entry);
+    if (!spec) {
+      diag << llvm::toString(spec.takeError()) << "\n";
+      return program;
+    }
+    program.entries.push_back(std::move(*spec));
+  }
+  program.ok = true;
+  return program;
+}
+
+} // namespace tilec

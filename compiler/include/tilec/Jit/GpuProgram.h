@@ -1,0 +1,36 @@
+// The compiler for hosts: .tile source + constants -> CUDA C++ and the runtime's entry specs (signature and launch
+// plan of every entry), ready for runtime::Compiler (NVRTC) and runtime::Module. Linked with MLIR statically; the
+// result holds no MLIR type, and nothing here throws (the runtime, which does, is called by the host).
+#ifndef TILEC_JIT_GPUPROGRAM_H
+#define TILEC_JIT_GPUPROGRAM_H
+
+#include "tilec/runtime/Module.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+struct GpuCompileOptions {
+  std::map<std::string, std::string> defines; // -D name=value
+  std::string kernel;                          // only this kernel (empty: all)
+  std::string atomics = "fp32";                // fp32 | split | native
+  bool deterministic = false;
+  int64_t maxSplit = 8;
+};
+
+struct GpuProgram {
+  bool ok = false;
+  std::string diagnostics; // compiler errors as file:line:col text when !ok (remarks are not included)
+  std::string cuda;        // one translation unit: every kernel of every entry
+  std::vector<runtime::EntrySpec> entries; // each launch refers to CUBIN 0, compiled from `cuda`
+};
+
+/// Compiles `source` (named `bufferName` in diagnostics).
+GpuProgram compileForGpu(const std::string &source, const std::string &bufferName,
+                         const GpuCompileOptions &options = {});
+
+} // namespace tilec
+
+#endif
