@@ -54,7 +54,7 @@ find_binary() {
 }
 
 for name in "${COMPILER_GPU_TESTS[@]}" "${COMPILER_TOOLS[@]}"; do
-  found="$(find "$compiler_build_dir" -type f -name "$name" -perm -u+x | head -n 1)"
+  found="$(find "$compiler_build_dir/" -type f -name "$name" -perm -u+x | head -n 1)"
   [[ -n "$found" ]] || { echo "gpu-bundle: built target $name not found under $compiler_build_dir" >&2; exit 1; }
   cp "$found" "$bundle_dir/bin/$name"
   strip "$bundle_dir/bin/$name"

@@ -135,7 +135,7 @@ TEST_CASE("GPU flash attention, MHA d128, seq 1000 (tail), every atomics strateg
   checkAttention(shape(2, 1000, 2, 1, 128, false), {"fp32", "split", "native"}, 11);
 }
 
-TEST_CASE("GPU flash attention, MHA d64 causal, seq 77", "[gpu][attention]") {
+TEST_CASE("GPU flash attention, MHA d64 causal, seq 77", "[gpu][attention][sanitize]") {
   checkAttention(shape(1, 77, 3, 1, 64, true), {"fp32"}, 21);
 }
 

@@ -62,3 +62,12 @@ TEST_CASE("the histogram kernel compiles to sm_90a under every atomics strategy"
     checkCompiles("histogram.tile", o, std::string("histogram ") + atomics);
   }
 }
+
+TEST_CASE("the feature kernels in kernels/examples compile to sm_90a", "[nvrtc]") {
+  for (const char *file : {"examples/gemm.tile", "examples/softmax.tile", "examples/reductions.tile"})
+    for (const char *atomics : {"fp32", "split", "native"}) {
+      GpuCompileOptions o;
+      o.atomics = atomics;
+      checkCompiles(file, o, std::string(file) + " " + atomics);
+    }
+}
