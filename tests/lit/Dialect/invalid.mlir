@@ -547,6 +547,14 @@ func.func @fill_outside(%g: memref<16xf32, #tile.space<global>>, %v: f32) {
 
 // -----
 
+func.func @barrier_outside() {
+  // expected-error @+1 {{'tile.barrier' op must be inside a tile.kernel}}
+  tile.barrier
+  return
+}
+
+// -----
+
 func.func @parallel_outside() {
   // expected-error @+1 {{'tile.parallel' op must be inside a tile.kernel}}
   tile.parallel (%i) in [4] {

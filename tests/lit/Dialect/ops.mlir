@@ -39,6 +39,8 @@ tile.kernel @all_ops(%X: memref<?x?x128xbf16, #tile.space<global>>,
   %zero = arith.constant 0.0 : f32
   // CHECK: tile.fill %[[ACC]], %{{.*}} : memref<64x64xf32, #tile.space<fragment>>
   tile.fill %acc, %zero : memref<64x64xf32, #tile.space<fragment>>
+  // CHECK-NEXT: tile.barrier
+  tile.barrier
   // CHECK: tile.gemm %[[XS]], %[[XS]] -> %[[ACC]] transpose_b clear policy full_row :
   tile.gemm %xs, %xs -> %acc transpose_b clear policy full_row
       : memref<64x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>,
