@@ -4,6 +4,7 @@
 #include "EmbeddedHeaders.h"
 #include "tilec/runtime/Error.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -84,6 +85,8 @@ struct Compiler::Nvrtc {
   NvrtcResult (*getProgramLog)(NvrtcProgram, char *);
   NvrtcResult (*getCubinSize)(NvrtcProgram, size_t *);
   NvrtcResult (*getCubin)(NvrtcProgram, char *);
+  NvrtcResult (*getPtxSize)(NvrtcProgram, size_t *);
+  NvrtcResult (*getPtx)(NvrtcProgram, char *);
 };
 
 Compiler::Compiler(CompilerConfig config)
@@ -127,6 +130,8 @@ const Compiler::Nvrtc &Compiler::nvrtc() const {
     resolve("nvrtcGetProgramLog", nvrtc->getProgramLog);
     resolve("nvrtcGetCUBINSize", nvrtc->getCubinSize);
     resolve("nvrtcGetCUBIN", nvrtc->getCubin);
+    resolve("nvrtcGetPTXSize", nvrtc->getPtxSize);
+    resolve("nvrtcGetPTX", nvrtc->getPtx);
     nvrtc->version(&nvrtc->major, &nvrtc->minor);
     library.release(); // programs may outlive any one Compiler; NVRTC stays loaded
     nvrtc_ = std::move(nvrtc);
@@ -159,16 +164,13 @@ std::vector<std::string> Compiler::nvrtcOptions(const CompileOptions &options) c
   return all;
 }
 
-Cubin Compiler::compile(const std::string &source, const CompileOptions &options) const {
-  if (options.arch.rfind("sm_", 0) != 0)
-    throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
-                                   options.programName, options.arch),
-                       "", nvrtcOptions(options));
-  const Nvrtc &api = nvrtc();
-  std::vector<std::string> optionStrings = nvrtcOptions(options);
-
+// Runs NVRTC on `source` with `optionStrings` and hands the compiled program to `fetch`; throws CompileError with the
+// log and the options on any failure.
+template <typename Fetch>
+static void runNvrtc(const Compiler::Nvrtc &api, const std::string &source, const CompileOptions &options,
+                     const std::vector<std::string> &optionStrings, std::string &log, Fetch fetch) {
   // NVRTC wants NUL-terminated header texts; the embedded ones are sized byte arrays.
-  const std::vector<DeviceHeader> &headers = deviceHeaders();
+  const std::vector<DeviceHeader> &headers = Compiler::deviceHeaders();
   std::vector<std::string> headerTexts;
   std::vector<std::string> headerNames;
   for (const DeviceHeader &header : headers) {
@@ -191,7 +193,7 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
                                    api.getErrorString(result)),
                        "", optionStrings);
   struct ProgramGuard {
-    const Nvrtc &api;
+    const Compiler::Nvrtc &api;
     NvrtcProgram &program;
     ~ProgramGuard() { api.destroyProgram(&program); }
   } guard{api, program};
@@ -203,7 +205,6 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
       api.compileProgram(program, static_cast<int>(optionPointers.size()), optionPointers.data());
 
   size_t logSize = 0;
-  std::string log;
   if (api.getProgramLogSize(program, &logSize) == 0 && logSize > 1) {
     log.resize(logSize);
     api.getProgramLog(program, log.data());
@@ -213,14 +214,26 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
     throw CompileError(fmt::format("NVRTC {}.{} failed to compile {} for {}: {}", api.major, api.minor,
                                    options.programName, options.arch, api.getErrorString(compileResult)),
                        log, optionStrings);
+  fetch(program);
+}
 
+Cubin Compiler::compile(const std::string &source, const CompileOptions &options) const {
+  if (options.arch.rfind("sm_", 0) != 0)
+    throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
+                                   options.programName, options.arch),
+                       "", nvrtcOptions(options));
+  const Nvrtc &api = nvrtc();
+  std::vector<std::string> optionStrings = nvrtcOptions(options);
+  std::string log;
   Cubin cubin;
-  size_t cubinSize = 0;
-  if (api.getCubinSize(program, &cubinSize) != 0 || cubinSize == 0)
-    throw CompileError(fmt::format("NVRTC produced no CUBIN for {} (arch {})", options.programName, options.arch),
-                       log, optionStrings);
-  cubin.image.resize(cubinSize);
-  api.getCubin(program, cubin.image.data());
+  runNvrtc(api, source, options, optionStrings, log, [&](NvrtcProgram program) {
+    size_t cubinSize = 0;
+    if (api.getCubinSize(program, &cubinSize) != 0 || cubinSize == 0)
+      throw CompileError(fmt::format("NVRTC produced no CUBIN for {} (arch {})", options.programName, options.arch),
+                         log, optionStrings);
+    cubin.image.resize(cubinSize);
+    api.getCubin(program, cubin.image.data());
+  });
   cubin.arch = options.arch;
   // NVRTC >= 12.9 on a machine with a driver may serve a program from the CUDA compute cache (~/.nv/ComputeCache)
   // without running ptxas, and then the log has no register/spill figures. Say so in the log rather than leave a
@@ -231,6 +244,30 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
   cubin.log = std::move(log);
   cubin.options = std::move(optionStrings);
   return cubin;
+}
+
+std::string Compiler::compilePtx(const std::string &source, const CompileOptions &options) const {
+  if (options.arch.rfind("sm_", 0) != 0)
+    throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
+                                   options.programName, options.arch),
+                       "", nvrtcOptions(options));
+  const Nvrtc &api = nvrtc();
+  // The virtual architecture of the real one: PTX for compute_90a rather than SASS for sm_90a.
+  std::vector<std::string> optionStrings = nvrtcOptions(options);
+  optionStrings[0] = "--gpu-architecture=compute_" + options.arch.substr(3);
+  optionStrings.erase(std::remove(optionStrings.begin(), optionStrings.end(), "--ptxas-options=-v"),
+                      optionStrings.end());
+  std::string log, ptx;
+  runNvrtc(api, source, options, optionStrings, log, [&](NvrtcProgram program) {
+    size_t size = 0;
+    if (api.getPtxSize(program, &size) != 0 || size <= 1)
+      throw CompileError(fmt::format("NVRTC produced no PTX for {} (arch {})", options.programName, options.arch),
+                         log, optionStrings);
+    ptx.resize(size);
+    api.getPtx(program, ptx.data());
+    ptx.resize(size - 1);
+  });
+  return ptx;
 }
 
 std::vector<PtxasFunctionInfo> parsePtxasInfo(std::string_view log) {

@@ -4,6 +4,9 @@
 // matter (issue 10), not a failure here.
 #include "CompilerTestSupport.h"
 
+#include <chrono>
+#include <cstdlib>
+
 using namespace tilec;
 using namespace tilec::testing;
 
@@ -70,4 +73,29 @@ TEST_CASE("the feature kernels in kernels/examples compile to sm_90a", "[nvrtc]"
       o.atomics = atomics;
       checkCompiles(file, o, std::string(file) + " " + atomics);
     }
+}
+
+TEST_CASE("compile times of the flash-attention backward: tilec, cold NVRTC, warm disk cache", "[nvrtc][timing]") {
+  // Measured, not asserted: printed for docs/gpu-lowering.md. A private cache directory, so the warm load is a
+  // disk hit of this very entry (a fresh Runtime has an empty memory cache).
+  char pattern[] = "/tmp/tilec-timing-XXXXXX";
+  REQUIRE(mkdtemp(pattern));
+  runtime::RuntimeOptions options;
+  options.cacheDirectory = std::string(pattern);
+  GpuCompileOptions o;
+  auto t0 = std::chrono::steady_clock::now();
+  GpuProgram program = compileForGpu(readKernel("flash_attention/bwd.tile"), "bwd.tile", o);
+  auto t1 = std::chrono::steady_clock::now();
+  REQUIRE(program.ok);
+  runtime::CompileResult cold = runtime::Runtime(options).compile(program.cuda, {"sm_90a", {}});
+  auto t2 = std::chrono::steady_clock::now();
+  runtime::CompileResult warm = runtime::Runtime(options).compile(program.cuda, {"sm_90a", {}});
+  auto t3 = std::chrono::steady_clock::now();
+  CHECK(cold.source == runtime::CacheSource::Compiled);
+  CHECK(warm.source == runtime::CacheSource::Disk);
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  WARN("attn_bwd d128: tilec .tile -> CUDA " << ms(t0, t1) << " ms; NVRTC cold (sm_90a) " << ms(t1, t2)
+                                               << " ms; warm disk-cache load " << ms(t2, t3) << " ms");
+  std::string cleanup = std::string("rm -rf ") + pattern;
+  CHECK(std::system(cleanup.c_str()) == 0);
 }

@@ -4,6 +4,7 @@
 //   --emit=plan: the launch plan of each entry in the runtime's text form (docs/runtime.md)
 #include "tilec/Driver/Driver.h"
 #include "tilec/Target/CUDA/CudaEmitter.h"
+#include "NvrtcBridge.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/Target/Plan/EntryToPlan.h"
 #include "tilec/runtime/PlanText.h"
@@ -26,7 +27,7 @@ using namespace llvm;
 
 namespace {
 
-enum class Emit { AST, MLIR, Legalized, Plan, Lowered, Cuda };
+enum class Emit { AST, MLIR, Legalized, Plan, Lowered, Cuda, Ptx, Cubin };
 
 cl::OptionCategory category("tilec options");
 
@@ -53,8 +54,15 @@ cl::opt<Emit> emit(
                           "after the GPU lowering passes: every layout, "
                           "shared-memory offset, swizzle and barrier"),
                clEnumValN(Emit::Cuda, "cuda",
-                          "the CUDA C++ source of every kernel (NVRTC input)")),
+                          "the CUDA C++ source of every kernel (NVRTC input)"),
+               clEnumValN(Emit::Ptx, "ptx",
+                          "PTX of every kernel, from NVRTC (for --arch's virtual architecture)"),
+               clEnumValN(Emit::Cubin, "cubin",
+                          "the CUBIN NVRTC builds for --arch (binary)")),
     cl::cat(category));
+cl::opt<std::string> arch(
+    "arch", cl::desc("GPU architecture for --emit=ptx|cubin (default: the current device's, else sm_90a)"),
+    cl::value_desc("sm_XX"), cl::init(""), cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"), cl::cat(category));
@@ -153,8 +161,14 @@ int main(int argc, char **argv) {
                 atomics);
   if (maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(maxSplit));
-  if (emit == Emit::Legalized || emit == Emit::Plan || emit == Emit::Lowered || emit == Emit::Cuda) {
-    options.lowerForGpu = emit == Emit::Lowered || emit == Emit::Cuda || emit == Emit::Plan;
+  if (arch.getNumOccurrences() && emit != Emit::Ptx && emit != Emit::Cubin)
+    return fail("--arch applies to --emit=ptx and --emit=cubin only");
+  if (arch.getNumOccurrences() && !StringRef(arch).starts_with("sm_"))
+    return fail("--arch expects a real GPU architecture such as sm_90a, got '" + arch + "'");
+  if (emit == Emit::Legalized || emit == Emit::Plan || emit == Emit::Lowered || emit == Emit::Cuda ||
+      emit == Emit::Ptx || emit == Emit::Cubin) {
+    options.lowerForGpu = emit == Emit::Lowered || emit == Emit::Cuda || emit == Emit::Plan ||
+                          emit == Emit::Ptx || emit == Emit::Cubin;
     options.atomics = deterministic ? "split" : atomics.getValue();
     options.deterministic = deterministic;
     options.maxSplit = maxSplit;
@@ -217,6 +231,26 @@ int main(int argc, char **argv) {
   if (emit == Emit::Cuda) {
     if (failed(tilec::emitCuda(*module, output->os())))
       return 1;
+    output->keep();
+    return 0;
+  }
+  if (emit == Emit::Ptx || emit == Emit::Cubin) {
+    std::string cuda;
+    llvm::raw_string_ostream cudaOS(cuda);
+    if (failed(tilec::emitCuda(*module, cudaOS)))
+      return 1;
+    std::string target = arch;
+    if (target.empty())
+      target = tilec::cli::currentDeviceArch();
+    if (target.empty())
+      target = "sm_90a";
+    tilec::cli::NvrtcOutput built = tilec::cli::compileWithNvrtc(cuda, target, emit == Emit::Ptx);
+    if (!built.ok)
+      return fail(built.error);
+    if (emit == Emit::Ptx)
+      output->os() << built.ptx;
+    else
+      output->os().write(built.cubin.data(), built.cubin.size());
     output->keep();
     return 0;
   }

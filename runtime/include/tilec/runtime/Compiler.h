@@ -70,6 +70,9 @@ public:
 
   // Compiles `source` to a CUBIN for options.arch. Throws CompileError with NVRTC's log and the options on failure.
   Cubin compile(const std::string &source, const CompileOptions &options) const;
+  // Compiles `source` to PTX for the virtual architecture of options.arch (sm_90a -> compute_90a): what
+  // `tilec --emit=ptx` prints. Throws CompileError like compile().
+  std::string compilePtx(const std::string &source, const CompileOptions &options) const;
 
   // The exact option list compile() would hand to NVRTC.
   std::vector<std::string> nvrtcOptions(const CompileOptions &options) const;
@@ -81,8 +84,9 @@ public:
 
   static const std::vector<DeviceHeader> &deviceHeaders();
 
+  struct Nvrtc; // the loaded NVRTC entry points (Compiler.cpp)
+
 private:
-  struct Nvrtc;
   const Nvrtc &nvrtc() const;
 
   CompilerConfig config_;

@@ -1,0 +1,22 @@
+// tilec's door to NVRTC for --emit=ptx|cubin. The runtime reports failures with exceptions and tilec is built
+// without them (LLVM's flags), so this file is compiled as its own library with exceptions and returns results.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tilec::cli {
+
+struct NvrtcOutput {
+  bool ok = false;
+  std::string error;       // NVRTC's message and log when !ok
+  std::string ptx;         // --emit=ptx
+  std::vector<char> cubin; // --emit=cubin
+};
+
+NvrtcOutput compileWithNvrtc(const std::string &cuda, const std::string &arch, bool ptx);
+
+/// The current device's arch ("sm_90a" on an H200), or "" when there is no driver or device.
+std::string currentDeviceArch();
+
+} // namespace tilec::cli
