@@ -42,6 +42,12 @@ cp -r "$repo/runtime/include/tilec/device" "$bundle_dir/include/tilec/"
 # Data the GPU tests read (tests/gpu/PlanGpuTest.cpp looks in <bin>/../data): the plan files tilec emits.
 mkdir -p "$bundle_dir/data"
 cp "$repo"/tests/gpu/data/*.plan "$bundle_dir/data/"
+# The ahead-of-time path: flash attention compiled here by `tilec compile` (NVRTC, sm_90a) into .tcm module files
+# that tests/gpu/ModuleFileGpuTest.cpp loads with the runtime alone.
+for k in attn_fwd:fwd attn_bwd_preprocess:bwd_preprocess attn_bwd:bwd; do
+  "$compiler_build_dir/bin/tilec" compile "$repo/kernels/flash_attention/${k#*:}.tile" --arch=sm_90a \
+    -o "$bundle_dir/data/${k%%:*}.tcm"
+done
 # The .tile kernels the compiler tests compile (they look in <bin>/../kernels).
 cp -r "$repo/kernels" "$bundle_dir/kernels"
 find "$bundle_dir/kernels" -type f ! -name '*.tile' -delete

@@ -2,6 +2,8 @@
 // without them (LLVM's flags), so this file is compiled as its own library with exceptions and returns results.
 #pragma once
 
+#include "tilec/runtime/Module.h"
+
 #include <string>
 #include <vector>
 
@@ -15,6 +17,11 @@ struct NvrtcOutput {
 };
 
 NvrtcOutput compileWithNvrtc(const std::string &cuda, const std::string &arch, bool ptx);
+
+/// A .tcm module file (runtime/ModuleFile.h): `cuda` compiled to one CUBIN for `arch`, with `entries`.
+/// On success the file's bytes are in `ptx` (reused as the text output).
+NvrtcOutput buildModuleFile(const std::string &cuda, const std::string &arch,
+                            std::vector<runtime::EntrySpec> entries);
 
 /// The current device's arch ("sm_90a" on an H200), or "" when there is no driver or device.
 std::string currentDeviceArch();

@@ -27,7 +27,7 @@ using namespace llvm;
 
 namespace {
 
-enum class Emit { AST, MLIR, Legalized, Plan, Lowered, Cuda, Ptx, Cubin };
+enum class Emit { AST, MLIR, Legalized, Plan, Lowered, Cuda, Ptx, Cubin, Module };
 
 cl::OptionCategory category("tilec options");
 
@@ -58,7 +58,10 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Ptx, "ptx",
                           "PTX of every kernel, from NVRTC (for --arch's virtual architecture)"),
                clEnumValN(Emit::Cubin, "cubin",
-                          "the CUBIN NVRTC builds for --arch (binary)")),
+                          "the CUBIN NVRTC builds for --arch (binary)"),
+               clEnumValN(Emit::Module, "module",
+                          "a .tcm module file: the CUBIN for --arch and every "
+                          "entry's signature and plan (what `tilec compile` writes)")),
     cl::cat(category));
 cl::opt<std::string> arch(
     "arch", cl::desc("GPU architecture for --emit=ptx|cubin (default: the current device's, else sm_90a)"),
@@ -127,6 +130,16 @@ int fail(const Twine &message) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // `tilec compile FILE [options]` is `tilec FILE --emit=module [options]`: the ahead-of-time path for hosts.
+  std::vector<char *> args(argv, argv + argc);
+  std::string emitModule = "--emit=module";
+  if (argc > 1 && StringRef(argv[1]) == "compile") {
+    args.erase(args.begin() + 1);
+    args.push_back(emitModule.data());
+  }
+  argc = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  argv = args.data();
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "tilec " << TILEC_VERSION << " (MLIR " << MLIR_VERSION_STRING << ")\n";
@@ -161,14 +174,14 @@ int main(int argc, char **argv) {
                 atomics);
   if (maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(maxSplit));
-  if (arch.getNumOccurrences() && emit != Emit::Ptx && emit != Emit::Cubin)
-    return fail("--arch applies to --emit=ptx and --emit=cubin only");
+  if (arch.getNumOccurrences() && emit != Emit::Ptx && emit != Emit::Cubin && emit != Emit::Module)
+    return fail("--arch applies to --emit=ptx, --emit=cubin and --emit=module only");
   if (arch.getNumOccurrences() && !StringRef(arch).starts_with("sm_"))
     return fail("--arch expects a real GPU architecture such as sm_90a, got '" + arch + "'");
   if (emit == Emit::Legalized || emit == Emit::Plan || emit == Emit::Lowered || emit == Emit::Cuda ||
-      emit == Emit::Ptx || emit == Emit::Cubin) {
+      emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {
     options.lowerForGpu = emit == Emit::Lowered || emit == Emit::Cuda || emit == Emit::Plan ||
-                          emit == Emit::Ptx || emit == Emit::Cubin;
+                          emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module;
     options.atomics = deterministic ? "split" : atomics.getValue();
     options.deterministic = deterministic;
     options.maxSplit = maxSplit;
@@ -234,7 +247,7 @@ int main(int argc, char **argv) {
     output->keep();
     return 0;
   }
-  if (emit == Emit::Ptx || emit == Emit::Cubin) {
+  if (emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {
     std::string cuda;
     llvm::raw_string_ostream cudaOS(cuda);
     if (failed(tilec::emitCuda(*module, cudaOS)))
@@ -244,10 +257,22 @@ int main(int argc, char **argv) {
       target = tilec::cli::currentDeviceArch();
     if (target.empty())
       target = "sm_90a";
-    tilec::cli::NvrtcOutput built = tilec::cli::compileWithNvrtc(cuda, target, emit == Emit::Ptx);
+    tilec::cli::NvrtcOutput built;
+    if (emit == Emit::Module) {
+      std::vector<tilec::runtime::EntrySpec> entries;
+      for (auto entry : module->getOps<tilec::tile::EntryOp>()) {
+        auto spec = tilec::lowerEntry(entry);
+        if (!spec)
+          return fail(toString(spec.takeError()));
+        entries.push_back(std::move(*spec));
+      }
+      built = tilec::cli::buildModuleFile(cuda, target, std::move(entries));
+    } else {
+      built = tilec::cli::compileWithNvrtc(cuda, target, emit == Emit::Ptx);
+    }
     if (!built.ok)
       return fail(built.error);
-    if (emit == Emit::Ptx)
+    if (emit == Emit::Ptx || emit == Emit::Module)
       output->os() << built.ptx;
     else
       output->os().write(built.cubin.data(), built.cubin.size());
