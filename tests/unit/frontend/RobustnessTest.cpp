@@ -17,6 +17,7 @@
 // it; TILEC_ROBUSTNESS_DUMP=<dir> writes each case's source there;
 // TILEC_ROBUSTNESS_VERBOSE=1 prints each case's outcome and time.
 #include "tilec/Driver/Driver.h"
+#include "tilec/Target/CUDA/CudaEmitter.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringRef.h"
@@ -855,6 +856,10 @@ Outcome compile(const Case &c) {
   Outcome out;
   llvm::raw_string_ostream diagOS(out.diagnostics);
   tilec::CompileOptions options;
+  // The whole GPU path runs too (legalization, layouts, shared-memory plan,
+  // barriers, CUDA emission): bad input must not crash any of it.
+  options.atomics = "fp32";
+  options.lowerForGpu = true;
   // Named in LLVM's crash report, should the case crash.
   llvm::PrettyStackTraceFormat trace("robustness case '%s'", c.name.c_str());
   Watchdog::get().arm(c.name);
@@ -862,6 +867,15 @@ Outcome compile(const Case &c) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       tilec::compileToTileIR(context, sourceMgr, options, diagOS);
   out.compiled = static_cast<bool>(module);
+  if (module) {
+    std::string cuda;
+    llvm::raw_string_ostream cudaOS(cuda);
+    mlir::ScopedDiagnosticHandler quiet(&context, [&](mlir::Diagnostic &d) {
+      diagOS << d.str() << "\n";
+      return mlir::success();
+    });
+    (void)tilec::emitCuda(*module, cudaOS);
+  }
   module = nullptr; // destroying the IR is part of the case
   out.seconds = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
