@@ -15,7 +15,7 @@ HELPERS=(tilec_cache_race_helper)
 # Built in a second tree with the compiler (LLVM/MLIR linked statically, no ExecutionEngine): `tilec` itself and
 # the tests that compile .tile sources on the GPU machine.
 COMPILER_GPU_TESTS=(tilec_compiler_gpu_tests)
-COMPILER_TOOLS=(tilec)
+COMPILER_TOOLS=(tilec tilec-bench-attention)
 MAX_BUNDLE_MB=60
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

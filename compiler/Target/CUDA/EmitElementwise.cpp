@@ -342,9 +342,13 @@ LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
     if (!error.empty())
       return op.emitError(error);
     std::string guard = currentLoop ? currentLoop->primary : "tid == 0";
-    std::string inBounds = boundsCheck(dst, base);
-    if (b.space == MemorySpace::Global || !dst.offsets.empty())
-      guard = guard.empty() ? inBounds : (inBounds.empty() ? guard : guard + " && " + inBounds);
+    // The indices are arbitrary values (a label read from a tensor, say): every dim is checked, static ones too;
+    // an update outside the destination is dropped, as at tile level.
+    std::string inBounds;
+    for (size_t d = 0; d < base.size(); ++d)
+      inBounds += (inBounds.empty() ? "" : " && ") + std::string("(unsigned long long)(") + base[d] +
+                  ") < (unsigned long long)(" + b.dims[d] + ")";
+    guard = guard.empty() ? inBounds : (inBounds.empty() ? guard : guard + " && " + inBounds);
     line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
     return success();
   }

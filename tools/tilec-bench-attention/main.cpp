@@ -1,0 +1,130 @@
+// tilec-bench-attention: times tilec's flash-attention forward and backward (kernels/flash_attention/*.tile,
+// compiled at start-up with the compiler library and NVRTC) on the GPU at the standard shapes: 16k tokens, hidden
+// 2048 (d 64: 32 heads, d 128: 16 heads), causal and not. CUDA events around each entry launch, 5 warm-ups, median
+// of 20; inputs of 16k tokens x 2048 bf16 per tensor, far larger than L2 together. FLOPs: forward 4·B·H·S²·d (half
+// when causal), backward 2.5x forward. Prints one line per (shape, pass).
+//
+//   tilec-bench-attention [KERNELS_DIR]      default: <binary>/../kernels, else the source tree
+#include "tilec/Jit/GpuProgram.h"
+#include "tilec/runtime/Error.h"
+#include "tilec/runtime/Runtime.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace tilec;
+using namespace tilec::runtime;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw Error("cannot read " + path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::shared_ptr<Module> build(Runtime &rt, const std::string &dir, const std::string &file,
+                              const std::map<std::string, std::string> &defines) {
+  GpuCompileOptions o;
+  o.defines = defines;
+  GpuProgram p = compileForGpu(readFile(dir + "/" + file), file, o);
+  if (!p.ok)
+    throw Error(p.diagnostics);
+  return rt.loadModule({rt.compile(p.cuda).cubin}, p.entries);
+}
+
+struct Buffer {
+  Driver &driver;
+  cu::DevicePtr ptr = 0;
+  Buffer(Driver &d, size_t bytes) : driver(d) { driver.check(driver.api().cuMemAlloc(&ptr, bytes), "cuMemAlloc"); }
+  ~Buffer() { driver.api().cuMemFree(ptr); }
+  void *data() const { return reinterpret_cast<void *>(ptr); }
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string dir = argc > 1 ? argv[1] : "";
+  if (dir.empty()) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    std::string path = n > 0 ? std::string(exe, n) : "";
+    dir = path.substr(0, path.rfind('/')) + "/../kernels";
+    if (!std::ifstream(dir + "/flash_attention/bwd.tile"))
+      dir = TILEC_KERNELS_ROOT;
+  }
+  try {
+    Runtime rt;
+    Driver &driver = rt.driver();
+    driver.currentContext();
+    std::printf("# tilec-bench-attention on %s; median of 20 after 5 warm-ups (CUDA events)\n",
+                rt.deviceArch().c_str());
+    std::printf("%-6s %-5s %-4s %-5s %-6s %-4s %10s %10s\n", "pass", "batch", "seq", "heads", "dim", "causal",
+                "ms", "TFLOP/s");
+    for (int dim : {64, 128})
+      for (int seq : {1024, 2048, 4096, 8192})
+        for (bool causal : {false, true}) {
+          const int64_t B = 16384 / seq, H = 2048 / dim, S = seq, D = dim;
+          std::map<std::string, std::string> defs = {{"dim", std::to_string(dim)},
+                                                     {"causal", causal ? "true" : "false"}};
+          auto fwd = build(rt, dir, "flash_attention/fwd.tile", defs);
+          auto pre = build(rt, dir, "flash_attention/bwd_preprocess.tile", {{"dim", std::to_string(dim)}});
+          auto bwd = build(rt, dir, "flash_attention/bwd.tile", defs);
+          const size_t nQ = B * S * H * D, nL = B * H * S;
+          Buffer Q(driver, nQ * 2), K(driver, nQ * 2), V(driver, nQ * 2), dO(driver, nQ * 2), O(driver, nQ * 2),
+              lse(driver, nL * 4), delta(driver, nL * 4), dQ(driver, nQ * 2), dK(driver, nQ * 2), dV(driver, nQ * 2);
+          // Small values (bytes 0x3c: bf16 0x3c3c, about 0.0115, everywhere): the timing does not depend on them.
+          for (Buffer *b : {&Q, &K, &V, &dO})
+            driver.check(driver.api().cuMemsetD8Async(b->ptr, 0x3c, nQ * 2, nullptr), "cuMemsetD8Async");
+          auto t4 = [&](Buffer &b) { return TensorView(b.data(), DType::BF16, {B, S, H, D}); };
+          auto t3 = [&](Buffer &b) { return TensorView(b.data(), DType::F32, {B, H, S}); };
+          auto runFwd = [&] { fwd->entry("attn_fwd").launch(nullptr, {t4(Q), t4(K), t4(V), t4(O), t3(lse)}); };
+          auto runBwd = [&] {
+            pre->entry("attn_bwd_preprocess").launch(nullptr, {t4(O), t4(dO), t3(delta)});
+            bwd->entry("attn_bwd").launch(nullptr, {t4(Q), t4(K), t4(V), t4(dO), t3(lse), t3(delta), t4(dQ),
+                                                     t4(dK), t4(dV)});
+          };
+          double flops = 4.0 * B * H * double(S) * S * D * (causal ? 0.5 : 1.0);
+          for (auto [name, run, scale] : {std::tuple<const char *, std::function<void()>, double>{"fwd", runFwd, 1.0},
+                                          {"bwd", runBwd, 2.5}}) {
+            cu::Event start, stop;
+            driver.check(driver.api().cuEventCreate(&start, 0), "cuEventCreate");
+            driver.check(driver.api().cuEventCreate(&stop, 0), "cuEventCreate");
+            for (int i = 0; i < 5; ++i)
+              run();
+            std::vector<float> ms;
+            for (int i = 0; i < 20; ++i) {
+              driver.check(driver.api().cuEventRecord(start, nullptr), "cuEventRecord");
+              run();
+              driver.check(driver.api().cuEventRecord(stop, nullptr), "cuEventRecord");
+              driver.check(driver.api().cuEventSynchronize(stop), "cuEventSynchronize");
+              float t = 0;
+              driver.check(driver.api().cuEventElapsedTime(&t, start, stop), "cuEventElapsedTime");
+              ms.push_back(t);
+            }
+            std::sort(ms.begin(), ms.end());
+            double median = (ms[9] + ms[10]) / 2;
+            std::printf("%-6s %-5lld %-4lld %-5lld %-6lld %-4s %10.3f %10.1f\n", name, (long long)B, (long long)S,
+                        (long long)H, (long long)D, causal ? "yes" : "no", median,
+                        flops * scale / (median * 1e-3) / 1e12);
+            driver.api().cuEventDestroy(start);
+            driver.api().cuEventDestroy(stop);
+          }
+        }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "tilec-bench-attention: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
