@@ -212,8 +212,13 @@ TEST_CASE("GPU histogram: bf16 element atomics under each strategy; split is bit
         tf[i] = fromBf16(tb[i]);
       double eh = relErr(hf, h), et = relErr(tf, t);
       INFO(atomics << " run " << run << ": H rel. error " << eh << ", T rel. error " << et);
-      CHECK(eh < 1e-2);
-      CHECK(et < 2e-2);
+      // Native keeps each of T's ~900 updates per bin in bf16, rounding every partial sum (8-bit mantissa against
+      // a running sum ~30x the increments), in an order that changes from run to run: 0.028 to 0.060 was seen on
+      // the H200. That error is the strategy's, not a bug (fp32 and split round once); lost or duplicated updates
+      // would still be far above the bound.
+      bool native = std::string(atomics) == "native";
+      CHECK(eh < (native ? 2e-2 : 1e-2));
+      CHECK(et < (native ? 0.15 : 1e-2));
       if (run == 0) {
         first = hb;
         WARN("GPU histogram " << atomics << ": H rel. error " << eh << ", T rel. error " << et);
