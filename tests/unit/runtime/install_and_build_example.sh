@@ -37,3 +37,10 @@ if grep -R -- "$source_dir/runtime" "$work/build/CMakeFiles" "$work/build/build.
 fi
 
 TILEC_CACHE=0 "$work/build/tilec-host-example"
+
+# The ahead-of-time path: a module file from the build tree's tilec, loaded by the installed runtime alone.
+if [[ -x "$build_dir/bin/tilec" ]]; then
+  "$build_dir/bin/tilec" compile "$source_dir/kernels/flash_attention/fwd.tile" --arch=sm_90a -o "$work/fwd.tcm"
+  "$work/build/tilec-run-module" "$work/fwd.tcm" --run | tee "$work/run-module.log"
+  grep -q "^entry attn_fwd$" "$work/run-module.log"
+fi
