@@ -182,13 +182,14 @@ SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string 
   std::vector<std::string> bases;
   for (int d = 0; d < l.rank(); ++d) {
     std::string base = fresh("base" + std::to_string(d));
-    line() << "const int " << base << " = " << threadPart(l, d) << ";\n";
+    // An op's body need not use every coordinate or the primary flag: [[maybe_unused]] keeps NVRTC's log clean.
+    line() << "[[maybe_unused]] const int " << base << " = " << threadPart(l, d) << ";\n";
     bases.push_back(base);
   }
   std::string primary = primaryCondition(l);
   if (!primary.empty()) {
     loop.primary = fresh("primary");
-    line() << "const bool " << loop.primary << " = " << primary << ";\n";
+    line() << "[[maybe_unused]] const bool " << loop.primary << " = " << primary << ";\n";
   }
   line() << (l.numSlots() <= 128 ? "#pragma unroll\n" : "#pragma unroll 1\n");
   open("for (int " + loop.slot + " = 0; " + loop.slot + " < " + std::to_string(l.numSlots()) + "; ++" + loop.slot +
@@ -196,7 +197,7 @@ SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string 
   std::string inBounds;
   for (int d = 0; d < l.rank(); ++d) {
     std::string c = fresh("c" + std::to_string(d));
-    line() << "const int " << c << " = " << bases[d] << " + " << slotPart(l, d, loop.slot) << ";\n";
+    line() << "[[maybe_unused]] const int " << c << " = " << bases[d] << " + " << slotPart(l, d, loop.slot) << ";\n";
     loop.coords.push_back(c);
     if (l.hasPadding())
       inBounds += (inBounds.empty() ? "" : " && ") + c + " < " + std::to_string(l.shape()[d]);
