@@ -57,5 +57,32 @@ while read -r name; do
   ((status == 0)) || failures=$((failures + 1))
 done <"$bundle_dir/benchmarks.list"
 
+# Device-code checks: compute-sanitizer memcheck and racecheck on the compiler tests tagged [sanitize] (flash
+# attention at a tail shape, integer and bf16 atomics), and tensor-core instructions in the flash-attention SASS.
+if [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    log="$out_dir/sanitizer-$tool.log"
+    compute-sanitizer --tool "$tool" --error-exitcode 3 "$bundle_dir/bin/tilec_compiler_gpu_tests" "[sanitize]" \
+      >"$log" 2>&1
+    status=$?
+    printf '%-28s exit %d  %s\n' "sanitizer $tool" "$status" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)" |
+      tee -a "$summary"
+    ((status == 0)) || failures=$((failures + 1))
+  done
+fi
+if [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
+  for kernel in fwd bwd; do
+    cubin="$out_dir/attn_$kernel.cubin"
+    if "$bundle_dir/bin/tilec" "$bundle_dir/kernels/flash_attention/$kernel.tile" --emit=cubin -o "$cubin"; then
+      hmma=$(cuobjdump -sass "$cubin" | grep -c HMMA)
+      printf '%-28s %d HMMA, %d LDSM in the SASS\n' "attn_$kernel" "$hmma" "$(cuobjdump -sass "$cubin" | grep -c LDSM)" |
+        tee -a "$summary"
+      ((hmma > 0)) || failures=$((failures + 1))
+    else
+      failures=$((failures + 1))
+    fi
+  done
+fi
+
 echo "gpu-run: $failures failing binaries; logs in $out_dir" | tee -a "$summary"
 ((failures == 0))
