@@ -69,23 +69,12 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   auto cpu = CPUModule::compile(*module);
   if (!cpu)
     return fail(toString(cpu.takeError()));
+  // A kernel as written, or (after atomic legalization) the entry of that name, whose arguments are the kernel's
+  // as written: both carry the signature the arguments are bound through.
   const KernelInfo *info = (*cpu)->kernel(opts.kernel);
-  // After atomic legalization the name is an entry (a launch plan) whose
-  // arguments are the kernel's as written; their named dimensions and shapes
-  // come from the kernel compiled without legalization.
-  std::unique_ptr<CPUModule> asWritten;
-  if (!info && (*cpu)->entry(opts.kernel)) {
-    CompileOptions plain = compile;
-    plain.atomics.clear();
-    auto plainModule = compileToTileIR(context, sourceMgr, plain, errs());
-    if (!plainModule)
-      return 1;
-    auto plainCpu = CPUModule::compile(*plainModule);
-    if (!plainCpu)
-      return fail(toString(plainCpu.takeError()));
-    asWritten = std::move(*plainCpu);
-    info = asWritten->kernel(opts.kernel);
-  }
+  if (!info)
+    if (const EntryInfo *entry = (*cpu)->entry(opts.kernel))
+      info = &entry->signature;
   if (!info)
     return fail("no kernel named '" + opts.kernel + "'");
 
@@ -118,9 +107,19 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     tensors[i] = std::move(*t);
     loaded[i] = true;
   }
-  std::vector<int64_t> symbols(info->gridSymbols.size(), -1);
+  // Where each named dimension is read from: its first occurrence as a bare dimension of a parameter (the front
+  // end binds a name there, docs/language.md §4.2).
+  std::vector<std::pair<int64_t, int64_t>> origins(info->dimNames.size(), {-1, -1});
+  for (size_t a = 0; a < info->argShapes.size(); ++a)
+    for (unsigned axis = 0; axis < info->argShapes[a].getNumResults(); ++axis)
+      if (auto sym = dyn_cast<mlir::AffineSymbolExpr>(info->argShapes[a].getResult(axis)))
+        if (sym.getPosition() < origins.size() && origins[sym.getPosition()].first < 0)
+          origins[sym.getPosition()] = {int64_t(a), int64_t(axis)};
+  std::vector<int64_t> symbols(info->dimNames.size(), -1);
   for (size_t s = 0; s < symbols.size(); ++s) {
-    auto [arg, dim] = info->gridSymbols[s];
+    auto [arg, dim] = origins[s];
+    if (arg < 0)
+      return fail("dimension '" + info->dimNames[s] + "' is not a dimension of any parameter");
     const std::string &name = info->dimNames[s];
     if (loaded[arg]) {
       if (dim >= static_cast<int64_t>(tensors[arg].shape.size()))
