@@ -37,14 +37,12 @@ GpuProgram compileForGpu(const std::string &source, const std::string &bufferNam
     if (mlir::failed(emitCuda(*module, cuda)))
       return program;
   }
-  for (auto entry : module->getOps<tile::EntryOp>()) {
-    auto spec = lowerEntry(entry);
-    if (!spec) {
-      diag << llvm::toString(spec.takeError()) << "\n";
-      return program;
-    }
-    program.entries.push_back(std::move(*spec));
+  auto entries = lowerEntries(*module);
+  if (!entries) {
+    diag << llvm::toString(entries.takeError()) << "\n";
+    return program;
   }
+  program.entries = std::move(*entries);
   program.ok = true;
   return program;
 }

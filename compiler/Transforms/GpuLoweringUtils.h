@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -48,6 +49,16 @@ inline std::string nameOf(mlir::Value v) {
     if (auto name = llvm::dyn_cast<mlir::NameLoc>(def->getLoc()))
       return name.getName().str();
   return "tile";
+}
+
+/// The warp partition (warps along M, along N) of a `tile.mma = "m16n8k16 warps AxB"` plan; nothing for "simt" or
+/// a gemm without a plan.
+inline std::optional<std::pair<int64_t, int64_t>> mmaWarps(mlir::Operation *gemm) {
+  auto plan = gemm->getAttrOfType<mlir::StringAttr>(kMmaAttr);
+  long long wm = 0, wn = 0;
+  if (!plan || std::sscanf(plan.str().c_str(), "m16n8k16 warps %lldx%lld", &wm, &wn) != 2 || wm <= 0 || wn <= 0)
+    return std::nullopt;
+  return std::make_pair(int64_t(wm), int64_t(wn));
 }
 
 /// The layout recorded on a fragment or local alloc.

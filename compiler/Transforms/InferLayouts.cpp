@@ -349,14 +349,11 @@ private:
         if (!isFragmentAlloc(a))
           continue;
         const FragmentLayout &la = layouts.find(a)->second;
-        auto mma = gemm->getAttrOfType<StringAttr>(gpu::kMmaAttr).str();
         bool inRegisters = false;
         std::string need = "every thread holding all of it";
-        if (mma != "simt") {
-          long long wm = 1, wn = 1;
-          sscanf(mma.c_str(), "m16n8k16 warps %lldx%lld", &wm, &wn);
+        if (auto warps = gpu::mmaWarps(gemm)) {
           auto s = shapeOf(a);
-          FragmentLayout operand = FragmentLayout::mmaOperandA(s[0], s[1], wm, wn);
+          FragmentLayout operand = FragmentLayout::mmaOperandA(s[0], s[1], warps->first, warps->second);
           inRegisters = cuda::registerAccessMap(operand, la, {0, 1}).has_value();
           need = operand.name();
         } else {

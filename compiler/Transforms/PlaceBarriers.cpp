@@ -50,9 +50,28 @@ bool anyOverlap(const std::vector<Range> &a, const std::vector<Range> &b) {
   return false;
 }
 
-/// The bytes an operand touches: a shared tile's planned bytes, or a whole global tensor (kept apart from shared
-/// memory and from other tensors by giving each argument its own range far above any shared offset).
-std::optional<Range> rangeOf(Value v) {
+/// The bytes each shared tile of a kernel occupies: its planned bytes, or (not planned, as in a test of this pass
+/// alone) a range of its own, numbered in program order.
+using SharedRanges = llvm::DenseMap<Operation *, Range>;
+
+SharedRanges sharedRanges(KernelOp kernel) {
+  SharedRanges ranges;
+  int64_t unplanned = 0;
+  kernel.walk([&](AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (getMemorySpaceOf(type) != MemorySpace::Shared)
+      return;
+    int64_t bytes = (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+    auto offset = alloc->getAttrOfType<IntegerAttr>(gpu::kOffsetAttr);
+    int64_t lo = offset ? offset.getInt() : (int64_t(1) << 36) + (unplanned++) * (int64_t(1) << 32);
+    ranges[alloc] = Range{lo, lo + bytes};
+  });
+  return ranges;
+}
+
+/// The bytes an operand touches: a shared tile's, or a whole global tensor (kept apart from shared memory and from
+/// other tensors by giving each argument its own range far above any shared offset).
+std::optional<Range> rangeOf(Value v, const SharedRanges &shared) {
   v = gpu::baseBuffer(v);
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     if (!gpu::isIn(v, MemorySpace::Global))
@@ -60,32 +79,27 @@ std::optional<Range> rangeOf(Value v) {
     int64_t base = (int64_t(1) << 40) + int64_t(arg.getArgNumber()) * (int64_t(1) << 32);
     return Range{base, base + (int64_t(1) << 32)};
   }
-  auto alloc = v.getDefiningOp<AllocOp>();
-  if (!alloc || getMemorySpaceOf(alloc.getType()) != MemorySpace::Shared)
+  auto it = shared.find(v.getDefiningOp());
+  if (it == shared.end())
     return std::nullopt;
-  auto offset = alloc->getAttrOfType<IntegerAttr>(gpu::kOffsetAttr);
-  MemRefType type = alloc.getType();
-  int64_t bytes = (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
-  int64_t lo = offset ? offset.getInt() : 0;
-  if (!offset) // not planned: keep tiles apart by identity
-    lo = (int64_t(1) << 36) + reinterpret_cast<intptr_t>(alloc.getOperation()) % (int64_t(1) << 30) * 64;
-  return Range{lo, lo + bytes};
+  return it->second;
 }
 
 struct Effects {
+  const SharedRanges &shared;
   std::vector<Range> reads, writes;
   void read(Value v) {
-    if (auto r = rangeOf(v))
+    if (auto r = rangeOf(v, shared))
       reads.push_back(*r);
   }
   void write(Value v) {
-    if (auto r = rangeOf(v))
+    if (auto r = rangeOf(v, shared))
       writes.push_back(*r);
   }
 };
 
-Effects effectsOf(Operation *op) {
-  Effects e;
+Effects effectsOf(Operation *op, const SharedRanges &shared) {
+  Effects e{shared, {}, {}};
   if (auto copy = dyn_cast<CopyOp>(op)) {
     e.read(copy.getSource());
     e.write(copy.getTarget());
@@ -108,7 +122,7 @@ Effects effectsOf(Operation *op) {
     e.write(store.getMemRef());
   } else if (auto loop = dyn_cast<ParallelOp>(op)) {
     loop.getBodyBlock().walk([&](Operation *inner) {
-      Effects i = effectsOf(inner);
+      Effects i = effectsOf(inner, shared);
       e.reads.insert(e.reads.end(), i.reads.begin(), i.reads.end());
       e.writes.insert(e.writes.end(), i.writes.begin(), i.writes.end());
     });
@@ -123,9 +137,9 @@ void insertBarrierBefore(Operation *op) {
   BarrierOp::create(b, op->getLoc());
 }
 
-void placeIn(Block &block, State &state);
+void placeIn(Block &block, State &state, const SharedRanges &shared);
 
-void placeAt(Operation *op, State &state) {
+void placeAt(Operation *op, State &state, const SharedRanges &shared) {
   if (isa<BarrierOp>(op)) {
     state.clear();
     return;
@@ -133,21 +147,21 @@ void placeAt(Operation *op, State &state) {
   if (isa<PipelinedOp, scf::ForOp>(op)) {
     Block &body = op->getRegion(0).front();
     State before = state;
-    placeIn(body, state);
-    placeIn(body, state); // the next iteration after this one
+    placeIn(body, state, shared);
+    placeIn(body, state, shared); // the next iteration after this one
     state.join(before);
     return;
   }
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
     State thenState = state, elseState = state;
-    placeIn(ifOp.getThenRegion().front(), thenState);
+    placeIn(ifOp.getThenRegion().front(), thenState, shared);
     if (!ifOp.getElseRegion().empty())
-      placeIn(ifOp.getElseRegion().front(), elseState);
+      placeIn(ifOp.getElseRegion().front(), elseState, shared);
     state = thenState;
     state.join(elseState);
     return;
   }
-  Effects e = effectsOf(op);
+  Effects e = effectsOf(op, shared);
   if (anyOverlap(e.reads, state.writes) || anyOverlap(e.writes, state.writes) || anyOverlap(e.writes, state.reads)) {
     insertBarrierBefore(op);
     state.clear();
@@ -156,16 +170,16 @@ void placeAt(Operation *op, State &state) {
   state.writes.insert(state.writes.end(), e.writes.begin(), e.writes.end());
 }
 
-void placeIn(Block &block, State &state) {
+void placeIn(Block &block, State &state, const SharedRanges &shared) {
   for (Operation &op : llvm::make_early_inc_range(block))
-    placeAt(&op, state);
+    placeAt(&op, state, shared);
 }
 
 struct PlaceBarriers : tilec::impl::PlaceBarriersBase<PlaceBarriers> {
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
       State state;
-      placeIn(kernel.getBodyBlock(), state);
+      placeIn(kernel.getBodyBlock(), state, sharedRanges(kernel));
     });
   }
 };

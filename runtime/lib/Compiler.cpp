@@ -217,11 +217,16 @@ static void runNvrtc(const Compiler::Nvrtc &api, const std::string &source, cons
   fetch(program);
 }
 
-Cubin Compiler::compile(const std::string &source, const CompileOptions &options) const {
+// Both outputs are made for a real GPU (the PTX for its virtual architecture).
+static void requireRealArch(const Compiler &compiler, const CompileOptions &options) {
   if (options.arch.rfind("sm_", 0) != 0)
     throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
                                    options.programName, options.arch),
-                       "", nvrtcOptions(options));
+                       "", compiler.nvrtcOptions(options));
+}
+
+Cubin Compiler::compile(const std::string &source, const CompileOptions &options) const {
+  requireRealArch(*this, options);
   const Nvrtc &api = nvrtc();
   std::vector<std::string> optionStrings = nvrtcOptions(options);
   std::string log;
@@ -247,10 +252,7 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
 }
 
 std::string Compiler::compilePtx(const std::string &source, const CompileOptions &options) const {
-  if (options.arch.rfind("sm_", 0) != 0)
-    throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
-                                   options.programName, options.arch),
-                       "", nvrtcOptions(options));
+  requireRealArch(*this, options);
   const Nvrtc &api = nvrtc();
   // The virtual architecture of the real one: PTX for compute_90a rather than SASS for sm_90a.
   std::vector<std::string> optionStrings = nvrtcOptions(options);

@@ -230,14 +230,10 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   if (emit == Emit::Plan) {
-    std::vector<tilec::runtime::EntrySpec> entries;
-    for (auto entry : module->getOps<tilec::tile::EntryOp>()) {
-      auto spec = tilec::lowerEntry(entry);
-      if (!spec)
-        return fail(toString(spec.takeError()));
-      entries.push_back(std::move(*spec));
-    }
-    output->os() << tilec::runtime::printPlan(entries);
+    auto entries = tilec::lowerEntries(*module);
+    if (!entries)
+      return fail(toString(entries.takeError()));
+    output->os() << tilec::runtime::printPlan(*entries);
     output->keep();
     return 0;
   }
@@ -259,14 +255,10 @@ int main(int argc, char **argv) {
       target = "sm_90a";
     tilec::cli::NvrtcOutput built;
     if (emit == Emit::Module) {
-      std::vector<tilec::runtime::EntrySpec> entries;
-      for (auto entry : module->getOps<tilec::tile::EntryOp>()) {
-        auto spec = tilec::lowerEntry(entry);
-        if (!spec)
-          return fail(toString(spec.takeError()));
-        entries.push_back(std::move(*spec));
-      }
-      built = tilec::cli::buildModuleFile(cuda, target, std::move(entries));
+      auto entries = tilec::lowerEntries(*module);
+      if (!entries)
+        return fail(toString(entries.takeError()));
+      built = tilec::cli::buildModuleFile(cuda, target, std::move(*entries));
     } else {
       built = tilec::cli::compileWithNvrtc(cuda, target, emit == Emit::Ptx);
     }

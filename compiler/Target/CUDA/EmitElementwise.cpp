@@ -34,8 +34,8 @@ static std::vector<std::string> squeezeCoords(const std::vector<int64_t> &shape,
   return out;
 }
 
-std::string KernelEmitter::readElement(const TileRef &r, const std::vector<std::string> &coords, const SlotLoop &loop,
-                                       const std::vector<int> &) {
+std::string KernelEmitter::readElement(const TileRef &r, const std::vector<std::string> &coords,
+                                       const SlotLoop &loop) {
   const Buffer &b = *r.buffer;
   std::vector<std::string> base = r.baseCoords(coords);
   switch (b.space) {
@@ -261,7 +261,7 @@ LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
   std::vector<std::string> coords = driverShape ? squeezeCoords(*driverShape, sl.coords) : sl.coords;
   if (!driverShape && dst.squeezed().empty())
     coords.clear();
-  std::string v = readElement(src, coords, sl, {});
+  std::string v = readElement(src, coords, sl);
   line() << writeElement(*this, dst, coords, sl, convert(v, from, to)) << "\n";
   closeSlotLoop(*driver);
   return success();
@@ -363,7 +363,7 @@ LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
   std::vector<std::string> coords = whole ? squeezeCoords(src.buffer->shape, sl.coords) : sl.coords;
   if (!whole && src.squeezed().empty())
     coords.clear();
-  std::string v = readElement(src, coords, sl, {});
+  std::string v = readElement(src, coords, sl);
   if (!dst.buffer->element.isInteger(32))
     v = convert(v, src.buffer->element, f32);
   std::vector<std::string> base = dst.baseCoords(coords);

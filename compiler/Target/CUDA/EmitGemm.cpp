@@ -20,8 +20,8 @@ static LogicalResult emitSimtGemm(KernelEmitter &e, GemmOp gemm) {
   e.line() << "float " << acc << " = " << (gemm.getClear() ? "0.0f" : c.var + "[" + sl.slot + "]") << ";\n";
   e.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(k) + "; ++" + kk + ")");
   std::string m = sl.coords[0], n = sl.coords[1];
-  std::string av = e.readElement(a, gemm.getTransposeA() ? std::vector<std::string>{kk, m} : std::vector<std::string>{m, kk}, none, {});
-  std::string bv = e.readElement(b, gemm.getTransposeB() ? std::vector<std::string>{n, kk} : std::vector<std::string>{kk, n}, none, {});
+  std::string av = e.readElement(a, gemm.getTransposeA() ? std::vector<std::string>{kk, m} : std::vector<std::string>{m, kk}, none);
+  std::string bv = e.readElement(b, gemm.getTransposeB() ? std::vector<std::string>{n, kk} : std::vector<std::string>{kk, n}, none);
   e.line() << acc << " += " << e.convert(av, a.buffer->element, f32) << " * " << e.convert(bv, b.buffer->element, f32)
            << ";\n";
   e.close();
@@ -37,12 +37,13 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
   const Buffer &c = buffer(gemm.getC());
   if (!c.layout)
     return gemm.emitError("gemm accumulator is not a fragment");
-  long long wm = 0, wn = 0;
-  bool onTensorCores = sscanf(plan.str().c_str(), "m16n8k16 warps %lldx%lld", &wm, &wn) == 2;
+  std::optional<std::pair<int64_t, int64_t>> warps = gpu::mmaWarps(gemm);
+  bool onTensorCores = warps.has_value();
   bool sharedOperands = gemm.getB().getDefiningOp<AllocOp>() && gpu::isIn(gemm.getB(), MemorySpace::Shared) &&
                         gemm.getA().getDefiningOp<AllocOp>();
   if (!onTensorCores || !sharedOperands)
     return emitSimtGemm(*this, gemm);
+  const auto [wm, wn] = *warps;
   const Buffer &a = buffer(gemm.getA()), &b = buffer(gemm.getB());
   int64_t m = c.shape[0], n = c.shape[1];
   int64_t k = gemm.getTransposeA() ? a.shape[0] : a.shape[1];

@@ -526,9 +526,6 @@ LogicalResult KernelEmitter::emit() {
     os << (i ? ",\n    " : "") << params[i];
   os << ") {\n";
   ++indent;
-  int64_t smem = 0;
-  if (auto s = kernel->getAttrOfType<IntegerAttr>(gpu::kSharedBytesAttr))
-    smem = s.getInt();
   line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
   line() << "const int tid = threadIdx.x;\n";
   auto indexNames = kernel->getAttrOfType<ArrayAttr>("tile.index_names");
@@ -539,7 +536,6 @@ LogicalResult KernelEmitter::emit() {
     line() << "const long long " << n << " = blockIdx." << axes[i] << ";\n";
     names[kernel.getBlockIndex(i)] = n;
   }
-  (void)smem;
   // Tiles, in program order: shared tiles as views into the dynamic buffer, fragments and locals as registers.
   LogicalResult result = success();
   kernel.walk([&](AllocOp alloc) {

@@ -61,12 +61,12 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
     open("for (int " + k + " = 0; " + k + " < " + std::to_string(srcShape[dim]) + "; ++" + k + ")");
     std::vector<std::string> in = out;
     in.insert(in.begin() + dim, k);
-    line() << acc << " = " << combine << "(" << acc << ", " << convert(readElement(src, in, SlotLoop{}, {}), element, accT)
+    line() << acc << " = " << combine << "(" << acc << ", " << convert(readElement(src, in, SlotLoop{}), element, accT)
            << ");\n";
     close();
     if (!op.getClear())
       line() << acc << " = " << combine << "(" << acc << ", "
-             << convert(readElement(dst, out, sl, {}), dst.buffer->element, accT) << ");\n";
+             << convert(readElement(dst, out, sl), dst.buffer->element, accT) << ");\n";
     line() << writeElement(*this, dst, out, sl, convert(acc, accT, dst.buffer->element)) << "\n";
     closeSlotLoop(driver);
     return success();
@@ -173,7 +173,7 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
     std::vector<std::string> out = sl.coords;
     std::string v = acc + "[" + sl.slot + "]";
     if (!op.getClear())
-      v = combine + "(" + convert(readElement(dst, out, sl, {}), tb.element, accT) + ", " + v + ")";
+      v = combine + "(" + convert(readElement(dst, out, sl), tb.element, accT) + ", " + v + ")";
     line() << writeElement(*this, dst, out, sl, convert(v, accT, tb.element)) << "\n";
     closeSlotLoop(sliced);
   }

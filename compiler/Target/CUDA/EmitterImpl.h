@@ -78,8 +78,7 @@ public:
   void closeSlotLoop(const FragmentLayout &l);
   /// C expression for reading / a statement writing element `coords` (squeezed window coordinates) of `r`, inside
   /// `loop` (the loop that drives the op; coordinates in its terms). `converted` reads convert to `to`.
-  std::string readElement(const TileRef &r, const std::vector<std::string> &coords, const SlotLoop &loop,
-                          const std::vector<int> &driverDims);
+  std::string readElement(const TileRef &r, const std::vector<std::string> &coords, const SlotLoop &loop);
   std::string boundsCheck(const TileRef &r, const std::vector<std::string> &baseCoords) const;
   std::string linearIndex(const Buffer &b, const std::vector<std::string> &coords) const;
   std::string sharedIndex(const Buffer &b, const std::vector<std::string> &coords) const;

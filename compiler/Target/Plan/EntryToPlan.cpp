@@ -237,4 +237,16 @@ llvm::Expected<runtime::EntrySpec> lowerEntry(tile::EntryOp entry, int cubin) {
   return spec;
 }
 
+llvm::Expected<std::vector<runtime::EntrySpec>>
+lowerEntries(mlir::ModuleOp module, int cubin) {
+  std::vector<runtime::EntrySpec> entries;
+  for (auto entry : module.getOps<tile::EntryOp>()) {
+    auto spec = lowerEntry(entry, cubin);
+    if (!spec)
+      return spec.takeError();
+    entries.push_back(std::move(*spec));
+  }
+  return entries;
+}
+
 } // namespace tilec

@@ -35,6 +35,11 @@ llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry);
 llvm::Expected<runtime::EntrySpec> lowerEntry(tile::EntryOp entry,
                                               int cubin = 0);
 
+/// Every tile.entry of `module`, in order (what a module file or a JIT host
+/// loads).
+llvm::Expected<std::vector<runtime::EntrySpec>>
+lowerEntries(mlir::ModuleOp module, int cubin = 0);
+
 } // namespace tilec
 
 #endif
