@@ -174,6 +174,7 @@ public:
       throw Failure{token.column, fmt::format("{} is {}, outside {}..{}", what, value, lowest, highest)};
     return value;
   }
+  bool peekExpression() const { return !atEnd() && tokens_[next_].kind == Token::Kind::Expr; }
   const Token &expression(const std::string &what) {
     if (atEnd() || tokens_[next_].kind != Token::Kind::Expr)
       fail(fmt::format("expected {} as {{expression}}, found {}", what, found()));
@@ -310,8 +311,12 @@ private:
         param.dims.push_back(DimSpec::any());
         continue;
       }
+      if (reader.peekExpression()) {
+        param.dims.push_back(DimSpec::derived(expression(reader, "a derived dim", /*checkNames=*/false)));
+        continue;
+      }
       int dimColumn = reader.column();
-      const Token &dim = reader.word("a dim ('?', an extent or a name)");
+      const Token &dim = reader.word("a dim ('?', an extent, a name or a {derived expression})");
       if (std::isdigit(static_cast<unsigned char>(dim.text[0]))) {
         LineReader single({dim}, dim.column);
         param.dims.push_back(DimSpec(single.integer("a static extent", 0, kMaxIntLiteral)));
@@ -320,7 +325,7 @@ private:
         if (std::find(dimNames_.begin(), dimNames_.end(), dim.text) == dimNames_.end())
           dimNames_.push_back(dim.text);
       } else {
-        throw Failure{dimColumn, fmt::format("expected a dim ('?', an extent or a name), found '{}'", dim.text)};
+        throw Failure{dimColumn, fmt::format("expected a dim ('?', an extent, a name or a {{derived expression}}), found '{}'", dim.text)};
       }
     }
     reader.expectPunct(']');
@@ -351,7 +356,8 @@ private:
     }
   }
 
-  Expr expression(LineReader &reader, const std::string &what) {
+  // `checkNames` off for derived dims, whose names may be declared by later parameters (Signature checks them).
+  Expr expression(LineReader &reader, const std::string &what, bool checkNames = true) {
     const Token &token = reader.expression(what);
     if (token.text.size() > kMaxExprLength)
       throw Failure{token.column, fmt::format("{} is longer than {} characters", what, kMaxExprLength)};
@@ -375,7 +381,7 @@ private:
       throw Failure{column, fmt::format("in {}: {}", what, message)};
     }
     for (const Expr::Token &t : expr.tokens()) {
-      if (t.op == Expr::Op::Symbol &&
+      if (t.op == Expr::Op::Symbol && checkNames &&
           std::find(dimNames_.begin(), dimNames_.end(), t.symbol) == dimNames_.end()) {
         std::string names;
         for (const std::string &name : dimNames_)

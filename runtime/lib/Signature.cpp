@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace tilec::runtime {
@@ -16,8 +17,17 @@ std::string DimSpec::toString() const {
     return std::to_string(extent);
   case Kind::Named:
     return name;
+  case Kind::Derived:
+    return "{" + expr.toString() + "}";
   }
   return "?";
+}
+
+DimSpec DimSpec::derived(Expr expr) {
+  DimSpec dim;
+  dim.kind = Kind::Derived;
+  dim.expr = std::move(expr);
+  return dim;
 }
 
 std::string ParamSpec::toString() const {
@@ -44,6 +54,24 @@ Signature::Signature(std::vector<ParamSpec> params) : params_(std::move(params))
       }
     }
   }
+  // Derived dims last: their names may be declared by later parameters.
+  for (const ParamSpec &param : params_)
+    for (const DimSpec &dim : param.dims) {
+      if (dim.kind != DimSpec::Kind::Derived)
+        continue;
+      Expr bound = dim.expr;
+      for (const Expr::Token &token : bound.tokens())
+        if (token.op == Expr::Op::Dim || token.op == Expr::Op::Stride)
+          throw Error(fmt::format("parameter '{}': derived dim '{}' may use dim names only, not dim() or stride()",
+                                  param.name, dim.toString()));
+      try {
+        bound.bindSymbols([&](const std::string &name) { return findDim(name); });
+      } catch (const PlanError &) {
+        throw Error(fmt::format("parameter '{}': derived dim '{}' uses a name that no parameter declares",
+                                param.name, dim.toString()));
+      }
+      boundDerived_.push_back(std::move(bound));
+    }
 }
 
 std::pair<int, int> Signature::findDim(const std::string &name) const {
@@ -92,6 +120,15 @@ void Signature::check(const std::string &entryName, const TensorView *args, std:
                              extent, originParam, params_[originParam].name, originAxis, dim.name, bound));
       }
     }
+  }
+  checkDerived(entryName, args);
+  for (std::size_t p = 0; p < params_.size(); ++p) {
+    const ParamSpec &param = params_[p];
+    const TensorView &arg = args[p];
+    auto reject = [&](const std::string &problem) {
+      throw ArgumentError(param.name, fmt::format("entry '{}', argument #{} '{}' ({}): {}; expected {}", entryName,
+                                                  p, param.name, arg.describe(), problem, param.toString()));
+    };
     if (arg.data() == nullptr && arg.numel() != 0)
       reject("data pointer is null");
     if (reinterpret_cast<std::uintptr_t>(arg.data()) % param.alignment != 0)
@@ -103,6 +140,77 @@ void Signature::check(const std::string &entryName, const TensorView *args, std:
       reject(fmt::format("strides [{}] are not contiguous row-major", strides));
     }
   }
+}
+
+void Signature::checkDerived(const std::string &entryName, const TensorView *args) const {
+  std::size_t next = 0;
+  for (std::size_t p = 0; p < params_.size(); ++p)
+    for (std::size_t axis = 0; axis < params_[p].dims.size(); ++axis) {
+      const DimSpec &dim = params_[p].dims[axis];
+      if (dim.kind != DimSpec::Kind::Derived)
+        continue;
+      const Expr &bound = boundDerived_[next++];
+      const ParamSpec &param = params_[p];
+      auto reject = [&](const std::string &problem) {
+        throw ArgumentError(param.name, fmt::format("entry '{}', argument #{} '{}' ({}): {}; expected {}", entryName,
+                                                    p, param.name, args[p].describe(), problem, param.toString()));
+      };
+      std::int64_t want = 0;
+      try {
+        want = bound.evaluate(args, params_.size(), /*exactDivision=*/true);
+      } catch (const PlanError &error) {
+        reject(fmt::format("axis {} ({}) cannot be derived: {}", axis, dim.expr.toString(), error.what()));
+      }
+      std::int64_t extent = args[p].dim(static_cast<int>(axis));
+      if (extent != want)
+        reject(fmt::format("axis {} is {}, but {} = {}", axis, extent, dim.expr.toString(), want));
+    }
+}
+
+std::vector<std::vector<std::int64_t>> Signature::shapesFor(const std::vector<std::int64_t> &dimValues) const {
+  if (dimValues.size() != dimNames_.size())
+    throw ArgumentError("", fmt::format("{} dim values for {} named dims", dimValues.size(), dimNames_.size()));
+  std::vector<std::vector<std::int64_t>> shapes(params_.size());
+  for (std::size_t p = 0; p < params_.size(); ++p)
+    for (const DimSpec &dim : params_[p].dims) {
+      std::int64_t extent = 0;
+      if (dim.kind == DimSpec::Kind::Static)
+        extent = dim.extent;
+      else if (dim.kind == DimSpec::Kind::Named)
+        extent = dimValues[static_cast<std::size_t>(
+            std::find(dimNames_.begin(), dimNames_.end(), dim.name) - dimNames_.begin())];
+      else if (dim.kind == DimSpec::Kind::Any)
+        throw ArgumentError(params_[p].name, fmt::format("parameter '{}': an axis of unknown extent ('?') in {}",
+                                                         params_[p].name, params_[p].toString()));
+      if (extent < 0)
+        throw ArgumentError(params_[p].name, fmt::format("parameter '{}': negative extent {}", params_[p].name,
+                                                         extent));
+      shapes[p].push_back(extent);
+    }
+  // Derived extents from views of the shapes so far (named dims are read at their origins, never derived ones).
+  std::vector<TensorView> views;
+  for (std::size_t p = 0; p < params_.size(); ++p)
+    views.emplace_back(nullptr, params_[p].dtype, static_cast<int>(shapes[p].size()), shapes[p].data(), nullptr,
+                       DeviceRef{DeviceKind::CPU, 0});
+  std::size_t next = 0;
+  for (std::size_t p = 0; p < params_.size(); ++p)
+    for (std::size_t axis = 0; axis < params_[p].dims.size(); ++axis) {
+      const DimSpec &dim = params_[p].dims[axis];
+      if (dim.kind != DimSpec::Kind::Derived)
+        continue;
+      std::int64_t extent = 0;
+      try {
+        extent = boundDerived_[next++].evaluate(views.data(), views.size(), /*exactDivision=*/true);
+      } catch (const PlanError &error) {
+        throw ArgumentError(params_[p].name, fmt::format("parameter '{}', axis {} ({}): {}", params_[p].name, axis,
+                                                         dim.expr.toString(), error.what()));
+      }
+      if (extent < 0)
+        throw ArgumentError(params_[p].name, fmt::format("parameter '{}', axis {} ({}) is negative: {}",
+                                                         params_[p].name, axis, dim.expr.toString(), extent));
+      shapes[p][axis] = extent;
+    }
+  return shapes;
 }
 
 } // namespace tilec::runtime

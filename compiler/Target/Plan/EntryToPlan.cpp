@@ -172,19 +172,51 @@ static std::optional<runtime::DType> runtimeDType(Type t) {
   return std::nullopt;
 }
 
-llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry) {
-  auto names = entry->getAttrOfType<ArrayAttr>("tile.arg_names");
-  auto shapes = entry->getAttrOfType<ArrayAttr>("tile.arg_shapes");
-  auto dimNames = entry->getAttrOfType<ArrayAttr>("tile.dim_names");
+/// A derived dimension's affine expression over the named dims, as runtime Expr text over their names.
+static std::optional<Expr> derivedDim(AffineExpr e, ArrayAttr dimNames) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return Expr(c.getValue());
+  if (auto s = dyn_cast<AffineSymbolExpr>(e)) {
+    if (!dimNames || s.getPosition() >= dimNames.size())
+      return std::nullopt;
+    return Expr::symbol(cast<StringAttr>(dimNames[s.getPosition()]).str());
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  std::optional<Expr> l = derivedDim(bin.getLHS(), dimNames);
+  std::optional<Expr> r = derivedDim(bin.getRHS(), dimNames);
+  if (!l || !r)
+    return std::nullopt;
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return *l + *r;
+  case AffineExprKind::Mul: return *l * *r;
+  case AffineExprKind::FloorDiv: return floordiv(*l, *r);
+  case AffineExprKind::CeilDiv: return ceildiv(*l, *r);
+  case AffineExprKind::Mod: return mod(*l, *r);
+  default: return std::nullopt;
+  }
+}
+
+llvm::Expected<runtime::Signature> lowerSignature(Operation *op,
+                                                  FunctionType type) {
+  auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'" + (name ? name.getValue() : "?") +
+                                       "': " + message);
+  };
+  auto names = op->getAttrOfType<ArrayAttr>("tile.arg_names");
+  auto shapes = op->getAttrOfType<ArrayAttr>("tile.arg_shapes");
+  auto dimNames = op->getAttrOfType<ArrayAttr>("tile.dim_names");
   std::vector<runtime::ParamSpec> params;
-  for (auto [i, t] : llvm::enumerate(entry.getFunctionType().getInputs())) {
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto memref = dyn_cast<MemRefType>(t);
     std::optional<runtime::DType> dtype =
         memref ? runtimeDType(memref.getElementType()) : std::nullopt;
     if (!dtype)
-      return lowerError(entry, "argument #" + llvm::Twine(i) +
-                                   " is not a tensor of a dtype the runtime "
-                                   "supports");
+      return fail("argument #" + llvm::Twine(i) +
+                  " is not a tensor of a dtype the runtime supports");
     runtime::ParamSpec param;
     param.name = names && i < names.size()
                      ? cast<StringAttr>(names[i]).str()
@@ -206,6 +238,9 @@ llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry) {
                 cast<StringAttr>(dimNames[s.getPosition()]).str());
         } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
           dim = runtime::DimSpec(c.getValue());
+        } else if (std::optional<Expr> derived = derivedDim(e, dimNames)) {
+          // Checked at launch (Signature::check): `heads / groups` heads of K, with groups dividing heads.
+          dim = runtime::DimSpec::derived(std::move(*derived));
         }
       }
       param.dims.push_back(dim);
@@ -216,11 +251,14 @@ llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry) {
   // built without exceptions. Alignment is the default (16, a power of two).
   for (const runtime::ParamSpec &param : params)
     if (param.dims.size() > size_t(runtime::TensorView::kMaxRank))
-      return lowerError(entry, "argument '" + param.name + "' has rank " +
-                                   llvm::Twine(param.dims.size()) +
-                                   ", more than the runtime's " +
-                                   llvm::Twine(runtime::TensorView::kMaxRank));
+      return fail("argument '" + param.name + "' has rank " +
+                  llvm::Twine(param.dims.size()) + ", more than the runtime's " +
+                  llvm::Twine(runtime::TensorView::kMaxRank));
   return runtime::Signature(std::move(params));
+}
+
+llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry) {
+  return lowerSignature(entry, entry.getFunctionType());
 }
 
 llvm::Expected<runtime::EntrySpec> lowerEntry(tile::EntryOp entry, int cubin) {

@@ -17,7 +17,7 @@ EntrySpec sampleEntry() {
   ParamSpec lse{"lse", DType::F32, {"batch", "heads", "seq"}, 4, true};
   ParamSpec strided{"x", DType::I64, {DimSpec::any(), 7}, 8, false};
   entry.signature = Signature({{"dQ", DType::BF16, {"batch", "seq", "heads", 128}},
-                               {"dK", DType::BF16, {"batch", "seq", DimSpec::any(), 128}},
+                               {"dK", DType::BF16, {"batch", "seq", DimSpec::derived(Expr::parse("floordiv(heads, 2)")), 128}},
                                lse, strided,
                                {"flag", DType::Bool, {}}});
   int ws = entry.plan.alloc(Expr::dim(0, 0) * Expr::dim(0, 1) * Expr::dim(0, 2) * 512);
@@ -155,11 +155,11 @@ TEST_CASE("plan text reports every malformed input with line and column", "[plan
   CHECK(errorOf(kHeader + "entry e\nparam a bf16 [n 64] align 16 contiguous\nend\n") ==
         "3:17: expected ',', found '64'");
   CHECK(errorOf(kHeader + "entry e\nparam a bf16 [n, ] align 16 contiguous\nend\n") ==
-        "3:18: expected a dim ('?', an extent or a name), found ']'");
+        "3:18: expected a dim ('?', an extent, a name or a {derived expression}), found ']'");
   CHECK(errorOf(kHeader + "entry e\nparam a bf16 [n, 6x] align 16 contiguous\nend\n") ==
         "3:18: expected a static extent (an integer), found '6x'");
   CHECK(errorOf(kHeader + "entry e\nparam a bf16 [n-1] align 16 contiguous\nend\n") ==
-        "3:15: expected a dim ('?', an extent or a name), found 'n-1'");
+        "3:15: expected a dim ('?', an extent, a name or a {derived expression}), found 'n-1'");
   CHECK(errorOf(kHeader + "entry e\nparam a bf16 [99999999999] align 16 contiguous\nend\n") ==
         "3:15: a static extent is 99999999999, outside 0..2147483647");
   CHECK(errorOf(kHeader + "entry e\nparam a bf16 [1,2,3,4,5,6,7,8,9] align 16 contiguous\nend\n") ==
@@ -282,4 +282,19 @@ TEST_CASE("plan text survives arbitrary mutations of a valid plan", "[plantext]"
     }
   }
   CHECK(parsedOk < 3000);
+}
+
+TEST_CASE("plan text reads derived dims and checks their names", "[plantext]") {
+  ParsedPlan parsed = parsePlan(kHeader + "entry e\nparam q bf16 [h, 64] align 16 contiguous\n"
+                                          "param k bf16 [{floordiv(h, 4)}, 64] align 16 contiguous\nend\n");
+  if (!parsed)
+    FAIL(parsed.error->toString());
+  CHECK(parsed.entries[0].signature.params()[1].dims[0].kind == DimSpec::Kind::Derived);
+  CHECK(errorOf(kHeader + "entry e\nparam k bf16 [{floordiv(h, 4)}] align 16 contiguous\nend\n") ==
+        "4:1: parameter 'k': derived dim '{floordiv(h, 4)}' uses a name that no parameter declares");
+  CHECK(errorOf(kHeader + "entry e\nparam k bf16 [{h +}] align 16 contiguous\nend\n") ==
+        "3:19: in a derived dim: unexpected end");
+  // A name declared by a later parameter is fine (the front end binds names at their first bare occurrence).
+  CHECK(parsePlan(kHeader + "entry e\nparam p f32 [{2 * s + 1}] align 4 contiguous\n"
+                            "param q f32 [s] align 4 contiguous\nend\n"));
 }

@@ -160,3 +160,35 @@ TEST_CASE("Entry::launch accepts DLTensors directly and checks them", "[signatur
   CHECK_THROWS_AS(module.entry("rowdot").launch(nullptr, q, &q, &wrong), ArgumentError);
   CHECK_THROWS_AS(module.entry("rowdot").launch(nullptr, q, &q, &out), NoDriverError);
 }
+
+// GQA: q: bf16[B, heads, 64], k: bf16[B, floordiv(heads, 4), 64] (what `heads / groups` with groups = 4 lowers to).
+TEST_CASE("derived dims are checked: the expression's value, and exact division", "[signature]") {
+  Signature signature({{"q", DType::BF16, {"B", "heads", 64}},
+                       {"k", DType::BF16, {"B", DimSpec::derived(Expr::parse("floordiv(heads, 4)")), 64}}});
+  CHECK(signature.params()[1].toString() == "k: bf16[B, {floordiv(heads, 4)}, 64] (align 16, contiguous)");
+  auto view = [](std::int64_t b, std::int64_t h) { return TensorView(gDeviceMemory, DType::BF16, {b, h, 64}); };
+  auto rejectionOf = [&](std::initializer_list<TensorView> args) -> std::string {
+    try {
+      signature.check("attn", args.begin(), args.size());
+    } catch (const ArgumentError &error) {
+      CHECK(error.parameter() == "k");
+      return error.what();
+    }
+    return "accepted";
+  };
+  CHECK(rejectionOf({view(2, 8), view(2, 2)}) == "accepted");
+  // Before derived dims were checked, k with the wrong number of heads passed (and the kernel read past its end).
+  CHECK_THAT(rejectionOf({view(2, 8), view(2, 8)}), Catch::Contains("axis 1 is 8, but floordiv(heads, 4) = 2"));
+  CHECK_THAT(rejectionOf({view(2, 6), view(2, 1)}),
+             Catch::Contains("axis 1 (floordiv(heads, 4)) cannot be derived: 6 is not a multiple of 4"));
+
+  // The shapes a host allocates for given dim values.
+  auto shapes = signature.shapesFor({2, 8});
+  CHECK(shapes == std::vector<std::vector<std::int64_t>>{{2, 8, 64}, {2, 2, 64}});
+  CHECK_THROWS_WITH(signature.shapesFor({2, 6}), Catch::Contains("6 is not a multiple of 4"));
+  CHECK_THROWS_AS(Signature({{"q", DType::BF16, {DimSpec::any()}}}).shapesFor({}), ArgumentError);
+
+  // A derived dim may only use declared names.
+  CHECK_THROWS_WITH(Signature({{"k", DType::BF16, {DimSpec::derived(Expr::parse("floordiv(heads, 4)"))}}}),
+                    Catch::Contains("uses a name that no parameter declares"));
+}

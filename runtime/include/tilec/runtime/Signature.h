@@ -1,6 +1,7 @@
 // The tensor parameters of an entry and the checks every launch argument must pass before anything is launched.
 #pragma once
 
+#include "tilec/runtime/Expr.h"
 #include "tilec/runtime/TensorView.h"
 
 #include <cstdint>
@@ -10,13 +11,16 @@
 
 namespace tilec::runtime {
 
-// One axis of a parameter: any extent, a fixed one, or a name shared across parameters ("N" in q: [N, 64] and
-// k: [N, 64] means q and k must agree on axis 0).
+// One axis of a parameter: any extent, a fixed one, a name shared across parameters ("N" in q: [N, 64] and
+// k: [N, 64] means q and k must agree on axis 0), or an expression over named dims ("floordiv(heads, 4)" in
+// k: [B, S, floordiv(heads, 4), D]). A derived extent must equal its expression, and every floordiv in it must
+// divide exactly: `heads / 4` heads of K serve `heads` heads of Q only when 4 divides `heads`.
 struct DimSpec {
-  enum class Kind : std::uint8_t { Any, Static, Named };
+  enum class Kind : std::uint8_t { Any, Static, Named, Derived };
   Kind kind = Kind::Any;
   std::int64_t extent = 0;
   std::string name;
+  Expr expr; // Derived: over the names of named dims (Expr::symbol)
 
   DimSpec() = default;
   DimSpec(std::int64_t fixed) : kind(Kind::Static), extent(fixed) {} // NOLINT: {"N", 64} reads as a shape
@@ -24,7 +28,8 @@ struct DimSpec {
   DimSpec(const char *named) : kind(Kind::Named), name(named) {}     // NOLINT
   DimSpec(std::string named) : kind(Kind::Named), name(std::move(named)) {} // NOLINT
   static DimSpec any() { return {}; }
-  std::string toString() const;
+  static DimSpec derived(Expr expr);
+  std::string toString() const; // "?", "64", "N", "{floordiv(heads, 4)}"
 };
 
 struct ParamSpec {
@@ -51,13 +56,22 @@ public:
   std::pair<int, int> findDim(const std::string &name) const;
 
   // Checks `args` against the parameters: count, device (CUDA, all on one device), dtype, rank, static extents,
-  // agreement of named dims, alignment, contiguity. Throws ArgumentError naming the entry and the parameter.
+  // agreement of named dims, derived extents, alignment, contiguity. Throws ArgumentError naming the entry and the
+  // parameter.
   void check(const std::string &entryName, const TensorView *args, std::size_t count) const;
+
+  // The shape of every parameter for given values of the named dims (in dimNames() order): what a host that makes
+  // tensors for an entry allocates. Throws ArgumentError naming the parameter for an axis of unknown extent ('?'),
+  // a derived extent whose division is not exact, or a negative extent.
+  std::vector<std::vector<std::int64_t>> shapesFor(const std::vector<std::int64_t> &dimValues) const;
 
 private:
   std::vector<ParamSpec> params_;
   std::vector<std::string> dimNames_;
   std::vector<std::pair<int, int>> dimOrigins_;
+  // Each Derived dim's expression with its names bound to their origins (Expr::dim), in parameter and axis order.
+  std::vector<Expr> boundDerived_;
+  void checkDerived(const std::string &entryName, const TensorView *args) const;
 };
 
 } // namespace tilec::runtime

@@ -30,6 +30,11 @@ llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
 /// Scalar arguments and element types the runtime lacks are errors.
 llvm::Expected<runtime::Signature> lowerEntrySignature(tile::EntryOp entry);
 
+/// The signature of a tile.entry or tile.kernel (type `type`), from its tile.arg_names, tile.arg_shapes and
+/// tile.dim_names: static, named and derived dims (derived ones checked at launch).
+llvm::Expected<runtime::Signature> lowerSignature(mlir::Operation *op,
+                                                  mlir::FunctionType type);
+
 /// Signature and plan together: what `tilec --emit=plan` prints
 /// (runtime::printPlan) and a runtime Module loads.
 llvm::Expected<runtime::EntrySpec> lowerEntry(tile::EntryOp entry,
