@@ -1,10 +1,20 @@
-// `tilec run FILE --kernel K --target cpu`: compiles one kernel and runs it on
-// the CPU reference backend, with tensors from .npy files or random ones.
+// `tilec run FILE --kernel K --target cpu|cuda [--check]`: compiles one kernel, makes its arguments (from .npy files
+// or random) through the entry's signature (runtime::makeHostArguments, shared with tests and bindings), runs it on
+// the CPU reference backend and/or the GPU, and compares the two with --check.
+//
+// Compiled with exceptions (tilec is not): runtime errors are caught here and become messages.
 #include "RunCommand.h"
 
 #include "tilec/Driver/Driver.h"
+#include "tilec/Target/CUDA/CudaEmitter.h"
+#include "tilec/Target/Plan/EntryToPlan.h"
+#include "tilec/runtime/Error.h"
+#include "tilec/runtime/HostTensor.h"
+#include "tilec/runtime/Npy.h"
+#include "tilec/runtime/Runtime.h"
+#ifdef TILEC_HAVE_CPU_RUN
 #include "tilec/Target/CPU/CPURunner.h"
-#include "tilec/Target/CPU/Npy.h"
+#endif
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -14,11 +24,11 @@
 #include "llvm/Support/WithColor.h"
 
 #include <chrono>
+#include <cmath>
 #include <map>
-#include <random>
 
 using namespace llvm;
-using namespace tilec::cpu;
+namespace rt = tilec::runtime;
 
 namespace {
 
@@ -28,8 +38,7 @@ int fail(const Twine &message) {
 }
 
 /// Splits "name=value" arguments into a map; reports the first bad one.
-bool splitPairs(const std::vector<std::string> &items, StringRef flag,
-                std::map<std::string, std::string> &out) {
+bool splitPairs(const std::vector<std::string> &items, StringRef flag, std::map<std::string, std::string> &out) {
   for (const std::string &item : items) {
     auto [name, value] = StringRef(item).split('=');
     if (name.empty() || value.empty() || !StringRef(item).contains('=')) {
@@ -41,17 +50,76 @@ bool splitPairs(const std::vector<std::string> &items, StringRef flag,
   return true;
 }
 
+/// The default --check tolerance: a few roundings of the output's dtype (bf16 keeps 8 bits, f16 11), and for
+/// wider floats what differing summation orders and exp approximations leave. Integers and bools are exact.
+double defaultTolerance(rt::DType dtype) {
+  switch (dtype) {
+  case rt::DType::BF16:
+    return 2e-2;
+  case rt::DType::F16:
+    return 5e-3;
+  case rt::DType::F32:
+  case rt::DType::F64:
+    return 1e-3;
+  default:
+    return 0;
+  }
+}
+
+/// One compiled form of the kernel: its module and the entry (or kernel) to run.
+struct Compiled {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::optional<rt::Signature> signature;
+};
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (int64_t d : shape)
+    text += (text.empty() ? "" : "x") + std::to_string(d);
+  return text.empty() ? "scalar" : text;
+}
+
 } // namespace
 
 int tilec::runCommand(const RunCommandOptions &opts) {
-  if (opts.target != "cpu")
-    return fail("--target=" + opts.target +
-                ": only 'cpu' is available (the GPU lowering is not done yet)");
-  std::map<std::string, std::string> defines, inputs, dims;
-  if (!splitPairs(opts.defines, "D", defines) ||
-      !splitPairs(opts.inputs, "input", inputs) ||
-      !splitPairs(opts.dims, "dim", dims))
+  bool onCpu = opts.target == "cpu" || opts.check;
+  bool onGpu = opts.target == "cuda" || opts.check;
+  if (opts.target != "cpu" && opts.target != "cuda")
+    return fail("--target expects cpu or cuda, got '" + opts.target + "'");
+#ifndef TILEC_HAVE_CPU_RUN
+  if (onCpu)
+    return fail(opts.check ? "--check needs the CPU backend, which this tilec is built without "
+                             "(TILEC_CLI_WITH_CPU_RUN=OFF): compare against outputs of a full build instead"
+                           : "--target cpu: this tilec is built without the CPU backend (TILEC_CLI_WITH_CPU_RUN=OFF)");
+#endif
+  if (opts.shuffle && !onCpu)
+    return fail("--shuffle-blocks applies to the CPU backend (--target cpu or --check)");
+  if (!opts.arch.empty() && !onGpu)
+    return fail("--arch applies to --target cuda and --check");
+  if (opts.tolerance != 0 && !opts.check)
+    return fail("--tolerance applies to --check");
+  if (opts.tolerance < 0 || std::isnan(opts.tolerance))
+    return fail("--tolerance must be a non-negative number");
+  if (!opts.atomics.empty() && opts.atomics != "fp32" && opts.atomics != "split" && opts.atomics != "native")
+    return fail("--atomics expects fp32, split or native, got '" + opts.atomics + "'");
+  if (opts.deterministic && !opts.atomics.empty() && opts.atomics != "split")
+    return fail("--deterministic needs --atomics=split, got --atomics=" + opts.atomics);
+  if (opts.maxSplit < 1)
+    return fail("--max-split must be at least 1, got " + Twine(opts.maxSplit));
+  std::map<std::string, std::string> defines, inputs, dimTexts;
+  if (!splitPairs(opts.defines, "D", defines) || !splitPairs(opts.inputs, "input", inputs) ||
+      !splitPairs(opts.dims, "dim", dimTexts))
     return 1;
+  rt::HostArgumentRequest request;
+  request.inputs = inputs;
+  request.zeros = opts.zeros;
+  request.seed = opts.seed;
+  for (auto &[name, text] : dimTexts) {
+    int64_t value;
+    if (StringRef(text).getAsInteger(10, value) || value <= 0)
+      return fail("--dim " + name + "=" + text + ": expected a positive integer");
+    request.dims[name] = value;
+  }
 
   auto buffer = MemoryBuffer::getFile(opts.file, /*IsText=*/true);
   if (!buffer)
@@ -59,137 +127,139 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
   mlir::MLIRContext context;
-  CompileOptions compile;
-  compile.gen.defines = defines;
-  compile.gen.kernel = opts.kernel;
-  compile.atomics = opts.atomics;
-  auto module = compileToTileIR(context, sourceMgr, compile, errs());
-  if (!module)
-    return 1;
-  auto cpu = CPUModule::compile(*module);
-  if (!cpu)
-    return fail(toString(cpu.takeError()));
-  // A kernel as written, or (after atomic legalization) the entry of that name, whose arguments are the kernel's
-  // as written: both carry the signature the arguments are bound through.
-  const KernelInfo *info = (*cpu)->kernel(opts.kernel);
-  if (!info)
-    if (const EntryInfo *entry = (*cpu)->entry(opts.kernel))
-      info = &entry->signature;
-  if (!info)
-    return fail("no kernel named '" + opts.kernel + "'");
-
-  auto isParam = [&](const std::string &n) {
-    return llvm::is_contained(info->argNames, n);
+  // Both targets legalize atomics the same way, so that --check compares like with like; only the CPU alone runs
+  // the atomics as written by default.
+  std::string strategy = opts.deterministic ? "split" : opts.atomics.empty() && onGpu ? "fp32" : opts.atomics;
+  auto compile = [&](bool forGpu) -> mlir::OwningOpRef<mlir::ModuleOp> {
+    CompileOptions compile;
+    compile.gen.defines = defines;
+    compile.gen.kernel = opts.kernel;
+    compile.atomics = strategy;
+    compile.deterministic = opts.deterministic;
+    compile.maxSplit = opts.maxSplit;
+    compile.remarks = opts.remarks && (forGpu || !onGpu); // once
+    compile.lowerForGpu = forGpu;
+    return compileToTileIR(context, sourceMgr, compile, errs());
   };
-  for (auto &[name, path] : inputs)
-    if (!isParam(name))
-      return fail("--input " + name + "=" + path + ": kernel '" + opts.kernel +
-                  "' has no parameter '" + name + "'");
-  for (const std::string &name : opts.zeros)
-    if (!isParam(name))
-      return fail("--zero " + name + ": kernel '" + opts.kernel +
-                  "' has no parameter '" + name + "'");
-  for (auto &[name, value] : dims)
-    if (!llvm::is_contained(info->dimNames, name))
-      return fail("--dim " + name + ": kernel '" + opts.kernel +
-                  "' has no dimension named '" + name + "'");
+  // The arguments are bound through the signature of the entry (or, with the atomics as written, the kernel).
+  auto signatureOf = [&](mlir::ModuleOp module) -> Expected<rt::Signature> {
+    for (auto entry : module.getOps<tile::EntryOp>())
+      if (entry.getSymName() == opts.kernel)
+        return lowerEntrySignature(entry);
+    for (auto kernel : module.getOps<tile::KernelOp>())
+      if (kernel.getSymName() == opts.kernel)
+        return lowerSignature(kernel, kernel.getFunctionType());
+    return createStringError(inconvertibleErrorCode(), "no kernel named '" + opts.kernel + "'");
+  };
 
-  // Tensors from files first: they fix named dimensions.
-  std::vector<HostTensor> tensors(info->argNames.size());
-  std::vector<bool> loaded(tensors.size(), false);
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    auto it = inputs.find(info->argNames[i]);
-    if (it == inputs.end())
-      continue;
-    auto t = readNpy(it->second, info->argTypes[i]);
-    if (!t)
-      return fail("parameter '" + info->argNames[i] + "': " + toString(t.takeError()));
-    tensors[i] = std::move(*t);
-    loaded[i] = true;
+  mlir::OwningOpRef<mlir::ModuleOp> gpuModule, cpuModule;
+  std::optional<rt::Signature> signature;
+  std::vector<rt::EntrySpec> entries;
+  std::string cuda;
+  if (onGpu) {
+    gpuModule = compile(/*forGpu=*/true);
+    if (!gpuModule)
+      return 1;
+    auto sig = signatureOf(*gpuModule);
+    if (!sig)
+      return fail(toString(sig.takeError()));
+    signature = std::move(*sig);
+    auto lowered = lowerEntries(*gpuModule);
+    if (!lowered)
+      return fail(toString(lowered.takeError()));
+    entries = std::move(*lowered);
+    raw_string_ostream os(cuda);
+    if (failed(emitCuda(*gpuModule, os)))
+      return 1;
   }
-  // Where each named dimension is read from: its first occurrence as a bare dimension of a parameter (the front
-  // end binds a name there, docs/language.md §4.2).
-  std::vector<std::pair<int64_t, int64_t>> origins(info->dimNames.size(), {-1, -1});
-  for (size_t a = 0; a < info->argShapes.size(); ++a)
-    for (unsigned axis = 0; axis < info->argShapes[a].getNumResults(); ++axis)
-      if (auto sym = dyn_cast<mlir::AffineSymbolExpr>(info->argShapes[a].getResult(axis)))
-        if (sym.getPosition() < origins.size() && origins[sym.getPosition()].first < 0)
-          origins[sym.getPosition()] = {int64_t(a), int64_t(axis)};
-  std::vector<int64_t> symbols(info->dimNames.size(), -1);
-  for (size_t s = 0; s < symbols.size(); ++s) {
-    auto [arg, dim] = origins[s];
-    if (arg < 0)
-      return fail("dimension '" + info->dimNames[s] + "' is not a dimension of any parameter");
-    const std::string &name = info->dimNames[s];
-    if (loaded[arg]) {
-      if (dim >= static_cast<int64_t>(tensors[arg].shape.size()))
-        return fail("parameter '" + info->argNames[arg] + "' must have rank " +
-                    Twine(info->argStaticShapes[arg].size()) + ", got " +
-                    Twine(tensors[arg].shape.size()));
-      symbols[s] = tensors[arg].shape[dim];
-      auto given = dims.find(name);
-      if (given != dims.end() && std::to_string(symbols[s]) != given->second)
-        return fail("--dim " + name + "=" + given->second + " contradicts '" +
-                    info->argNames[arg] + "', whose dimension " + Twine(dim) +
-                    " (" + name + ") is " + Twine(symbols[s]));
-      continue;
+  if (onCpu) {
+    cpuModule = compile(/*forGpu=*/false);
+    if (!cpuModule)
+      return 1;
+    if (!signature) {
+      auto sig = signatureOf(*cpuModule);
+      if (!sig)
+        return fail(toString(sig.takeError()));
+      signature = std::move(*sig);
     }
-    auto given = dims.find(name);
-    int64_t v;
-    if (given == dims.end())
-      return fail("dimension '" + name + "' is unknown: pass --dim " + name +
-                  "=N or --input for '" + info->argNames[arg] + "'");
-    if (StringRef(given->second).getAsInteger(10, v) || v <= 0)
-      return fail("--dim " + name + "=" + given->second +
-                  ": expected a positive integer");
-    symbols[s] = v;
   }
-  std::mt19937_64 rng(opts.seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    if (loaded[i])
-      continue;
-    std::vector<int64_t> shape;
-    for (mlir::AffineExpr e : info->argShapes[i].getResults())
-      shape.push_back(evaluateAffine(e, symbols));
-    tensors[i] = HostTensor(info->argTypes[i], shape);
-    if (llvm::is_contained(opts.zeros, info->argNames[i]))
-      continue;
-    for (int64_t k = 0; k < tensors[i].numel(); ++k)
-      tensors[i].set(k, info->argTypes[i] == DType::I32 ? double(rng() % 16)
-                        : info->argTypes[i] == DType::Bool ? double(rng() & 1)
-                                                           : normal(rng));
+
+  std::vector<rt::HostTensor> tensors;
+  try {
+    tensors = rt::makeHostArguments(*signature, request);
+  } catch (const rt::Error &error) {
+    return fail(error.what());
+  }
+  const std::vector<rt::ParamSpec> &params = signature->params();
+  std::vector<rt::HostTensor> cpuTensors = onGpu && onCpu ? tensors : std::vector<rt::HostTensor>();
+  std::vector<rt::HostTensor> &cpuArgs = onGpu ? cpuTensors : tensors;
+
+#ifdef TILEC_HAVE_CPU_RUN
+  if (onCpu) {
+    auto cpu = cpu::CPUModule::compile(*cpuModule);
+    if (!cpu)
+      return fail(toString(cpu.takeError()));
+    std::vector<rt::HostTensor *> args;
+    for (auto &t : cpuArgs)
+      args.push_back(&t);
+    cpu::RunOptions run;
+    run.shuffleBlocks = opts.shuffle;
+    run.seed = opts.seed;
+    auto start = std::chrono::steady_clock::now();
+    if (auto err = (*cpu)->run(opts.kernel, args, run))
+      return fail(toString(std::move(err)));
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outs() << formatv("ran {0} on the CPU in {1:f3} s\n", opts.kernel, seconds);
+  }
+#endif
+  if (onGpu) {
+    try {
+      rt::Runtime runtime;
+      rt::CompileOptions nvrtc;
+      nvrtc.arch = opts.arch.empty() ? runtime.deviceArch() : opts.arch;
+      auto start = std::chrono::steady_clock::now();
+      rt::CompileResult compiled = runtime.compile(cuda, nvrtc);
+      double compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      auto module = runtime.loadModule({compiled.cubin}, entries);
+      double seconds = rt::runOnDevice(module->entry(opts.kernel), tensors);
+      outs() << formatv("ran {0} on the GPU ({1}) in {2:f3} ms (CUBIN {3} in {4:f3} s)\n", opts.kernel, nvrtc.arch,
+                        seconds * 1e3,
+                        compiled.source == rt::CacheSource::Compiled ? "compiled" : "from the cache",
+                        compileSeconds);
+    } catch (const rt::Error &error) {
+      return fail(error.what());
+    }
   }
 
   if (!opts.outputDir.empty())
     if (std::error_code ec = sys::fs::create_directories(opts.outputDir))
       return fail("cannot create '" + opts.outputDir + "': " + ec.message());
-
-  std::vector<HostTensor *> args;
-  for (auto &t : tensors)
-    args.push_back(&t);
-  RunOptions run;
-  run.shuffleBlocks = opts.shuffle;
-  run.seed = opts.seed;
-  auto start = std::chrono::steady_clock::now();
-  if (auto err = (*cpu)->run(opts.kernel, args, run))
-    return fail(toString(std::move(err)));
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  outs() << formatv("ran {0} on the CPU in {1:f3} s\n", opts.kernel, seconds);
+  bool mismatch = false;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    std::string shape;
-    for (int64_t d : tensors[i].shape)
-      shape += (shape.empty() ? "" : "x") + std::to_string(d);
-    outs() << formatv("  {0,-10} {1,-5} {2}", info->argNames[i],
-                      dtypeName(tensors[i].dtype), shape);
+    outs() << formatv("  {0,-10} {1,-5} {2}", params[i].name, rt::dtypeName(tensors[i].dtype),
+                      shapeText(tensors[i].shape));
+    if (opts.check) {
+      double error = rt::relativeError(tensors[i], cpuTensors[i]);
+      double tolerance = opts.tolerance > 0 ? opts.tolerance : defaultTolerance(tensors[i].dtype);
+      bool ok = error <= tolerance; // NaN fails
+      mismatch |= !ok;
+      outs() << formatv("  cuda vs cpu: {0:e2} {1} {2:e1}{3}", error, ok ? "<=" : "> ", tolerance,
+                        ok ? "" : "  MISMATCH");
+    }
     if (!opts.outputDir.empty()) {
-      std::string path = opts.outputDir + "/" + info->argNames[i] + ".npy";
-      if (auto err = writeNpy(path, tensors[i]))
-        return fail(toString(std::move(err)));
+      std::string path = opts.outputDir + "/" + params[i].name + ".npy";
+      try {
+        rt::writeNpy(path, tensors[i]);
+        if (opts.check)
+          rt::writeNpy(opts.outputDir + "/" + params[i].name + ".cpu.npy", cpuTensors[i]);
+      } catch (const rt::Error &error) {
+        return fail(error.what());
+      }
       outs() << "  -> " << path;
     }
     outs() << "\n";
   }
+  if (mismatch)
+    return fail("the GPU and the CPU backend disagree (relative norm above the tolerance)");
   return 0;
 }

@@ -9,9 +9,17 @@ namespace tilec {
 
 struct RunCommandOptions {
   std::string file, kernel, target = "cpu", outputDir;
-  /// tile-legalize-atomics strategy (fp32, split, native), or empty for the
-  /// atomics as written.
+  /// tile-legalize-atomics strategy (fp32, split, native), or empty for the default: the atomics as written on the
+  /// CPU alone, fp32 wherever the GPU runs.
   std::string atomics;
+  bool deterministic = false;
+  int64_t maxSplit = 8;
+  bool remarks = false;
+  /// Run on both targets with the same inputs and compare every tensor.
+  bool check = false;
+  /// --check's relative-norm tolerance for floats (0: by dtype).
+  double tolerance = 0;
+  std::string arch; // for the GPU; empty: the device's
   std::vector<std::string> defines, inputs, dims, zeros;
   uint64_t seed = 0;
   bool shuffle = false;

@@ -18,10 +18,9 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
+#include <memory>
 
-#ifdef TILEC_HAVE_CPU_RUN
 #include "RunCommand.h"
-#endif
 
 using namespace llvm;
 
@@ -88,14 +87,21 @@ cl::opt<bool> remarks("remarks",
                       cl::desc("Explain how each atomic_add is realised"),
                       cl::cat(category));
 
-#ifdef TILEC_HAVE_CPU_RUN
-cl::SubCommand runSub("run", "Run one kernel on the CPU reference backend");
+cl::SubCommand runSub("run", "Run one kernel on the CPU reference backend or the GPU, or both (--check)");
 cl::opt<std::string> runFile(cl::Positional, cl::desc("<input .tile file>"),
                              cl::Required, cl::sub(runSub));
 cl::opt<std::string> runKernel("kernel", cl::desc("The kernel to run"),
                                cl::Required, cl::sub(runSub));
-cl::opt<std::string> runTarget("target", cl::desc("Where to run (cpu)"),
+cl::opt<std::string> runTarget("target", cl::desc("Where to run: cpu (the reference backend) or cuda"),
                                cl::init("cpu"), cl::sub(runSub));
+cl::opt<bool> runCheck("check", cl::sub(runSub),
+                       cl::desc("Run on the GPU and on the CPU backend with the same inputs and compare every "
+                                "tensor (relative norm; exit 1 on a mismatch)"));
+cl::opt<double> runTolerance("tolerance", cl::sub(runSub), cl::init(0.0),
+                             cl::desc("--check's tolerance for floats (default by dtype: bf16 2e-2, f16 5e-3, "
+                                      "f32/f64 1e-3; integers exact)"));
+cl::opt<std::string> runArch("arch", cl::sub(runSub), cl::value_desc("sm_XX"),
+                             cl::desc("GPU architecture to compile for (default: the device's)"));
 cl::list<std::string> runDefines("D", cl::Prefix, cl::sub(runSub),
                                  cl::desc("Override a compile-time constant"),
                                  cl::value_desc("name=value"));
@@ -109,17 +115,24 @@ cl::list<std::string> runZeros("zero", cl::sub(runSub),
                                cl::desc("Start this parameter at zeros instead of random"),
                                cl::value_desc("param"));
 cl::opt<std::string> runOutputDir("output-dir", cl::sub(runSub),
-                                  cl::desc("Write every parameter after the run as DIR/<name>.npy"),
+                                  cl::desc("Write every parameter after the run as DIR/<name>.npy (with --check, "
+                                           "the CPU's as DIR/<name>.cpu.npy too)"),
                                   cl::value_desc("dir"));
 cl::opt<unsigned> runSeed("seed", cl::sub(runSub), cl::init(0),
                           cl::desc("Seed of the random inputs and block order"));
 cl::opt<std::string> runAtomics(
     "atomics", cl::sub(runSub), cl::init(""), cl::value_desc("fp32|split|native"),
     cl::desc("Legalize atomics with this strategy and run the launch plan "
-             "(default: the atomics as written)"));
+             "(default: fp32 where the GPU runs; on the CPU alone, the atomics as written)"));
+cl::opt<bool> runDeterministic("deterministic", cl::sub(runSub),
+                               cl::desc("As for compiling: split wherever legal, fail at any float atomic that "
+                                        "cannot be made deterministic"));
+cl::opt<int64_t> runMaxSplit("max-split", cl::sub(runSub), cl::init(8), cl::value_desc("N"),
+                             cl::desc("Most partial slices split may allocate"));
+cl::opt<bool> runRemarks("remarks", cl::sub(runSub),
+                         cl::desc("Explain how each atomic_add is realised and what the GPU lowering converts"));
 cl::opt<bool> runShuffle("shuffle-blocks", cl::sub(runSub), cl::init(false),
-                         cl::desc("Run the grid's blocks in a random order"));
-#endif
+                         cl::desc("Run the grid's blocks in a random order (CPU backend)"));
 
 int fail(const Twine &message) {
   WithColor::error(errs(), "tilec") << message << "\n";
@@ -146,12 +159,21 @@ int main(int argc, char **argv) {
   });
   cl::ParseCommandLineOptions(argc, argv,
                               "tilec: compile .tile kernels\n");
-#ifdef TILEC_HAVE_CPU_RUN
   if (runSub) {
+    // LLVM's parser lets a subcommand accept the top-level options too; `run` has its own, and the others would
+    // be silently ignored.
+    cl::Option *topLevelOptions[] = {&outputFile, std::addressof(defines),       &emit,     &arch,   &kernelName,
+                                     &atomics,    &deterministic, &maxSplit, &remarks};
+    for (cl::Option *topLevel : topLevelOptions)
+      if (topLevel->getNumOccurrences())
+        return fail((topLevel->ArgStr.size() > 1 ? "'--" : "'-") + topLevel->ArgStr + "' is not an option of 'tilec run' (see tilec run --help)");
     tilec::RunCommandOptions run;
     run.file = runFile;
     run.kernel = runKernel;
     run.target = runTarget;
+    run.check = runCheck;
+    run.tolerance = runTolerance;
+    run.arch = runArch;
     run.outputDir = runOutputDir;
     run.defines = runDefines;
     run.inputs = runInputs;
@@ -160,9 +182,11 @@ int main(int argc, char **argv) {
     run.seed = runSeed;
     run.shuffle = runShuffle;
     run.atomics = runAtomics;
+    run.deterministic = runDeterministic;
+    run.maxSplit = runMaxSplit;
+    run.remarks = runRemarks;
     return tilec::runCommand(run);
   }
-#endif
 
   tilec::CompileOptions options;
   options.gen.kernel = kernelName;

@@ -22,38 +22,6 @@ using namespace mlir;
 
 namespace tilec::cpu {
 
-const char *dtypeName(DType d) {
-  switch (d) {
-  case DType::BF16: return "bf16";
-  case DType::F16: return "f16";
-  case DType::F32: return "f32";
-  case DType::I32: return "i32";
-  case DType::Bool: return "bool";
-  }
-  return "?";
-}
-
-size_t dtypeSize(DType d) {
-  switch (d) {
-  case DType::BF16:
-  case DType::F16: return 2;
-  case DType::F32:
-  case DType::I32: return 4;
-  case DType::Bool: return 1;
-  }
-  return 0;
-}
-
-HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
-    : dtype(dtype), shape(std::move(shape)) {
-  bytes.assign(numel() * dtypeSize(dtype), 0);
-}
-
-int64_t HostTensor::numel() const {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1},
-                         std::multiplies<int64_t>());
-}
-
 static float bitsToFloat(uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, 4);
@@ -70,83 +38,6 @@ static uint16_t floatToBF16(float f) {
     return static_cast<uint16_t>((bits >> 16) | 0x40);
   bits += 0x7fff + ((bits >> 16) & 1);   // round to nearest even
   return static_cast<uint16_t>(bits >> 16);
-}
-static float halfToFloat(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp == 0x1f)
-    return bitsToFloat(sign | 0x7f800000 | (mant << 13));
-  if (exp == 0) {
-    if (mant == 0)
-      return bitsToFloat(sign);
-    float f = std::ldexp(static_cast<float>(mant), -24);
-    return sign ? -f : f;
-  }
-  return bitsToFloat(sign | ((exp + 112) << 23) | (mant << 13));
-}
-static uint16_t floatToHalf(float f) {
-  // Exact enough for tests: route through the compiler's conversion.
-  _Float16 h = static_cast<_Float16>(f);
-  uint16_t bits;
-  std::memcpy(&bits, &h, 2);
-  return bits;
-}
-
-double HostTensor::get(int64_t i) const {
-  const uint8_t *p = bytes.data() + i * dtypeSize(dtype);
-  switch (dtype) {
-  case DType::BF16: {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    return bitsToFloat(static_cast<uint32_t>(v) << 16);
-  }
-  case DType::F16: {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    return halfToFloat(v);
-  }
-  case DType::F32: {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  case DType::I32: {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  case DType::Bool:
-    return *p ? 1.0 : 0.0;
-  }
-  return 0;
-}
-
-void HostTensor::set(int64_t i, double v) {
-  uint8_t *p = bytes.data() + i * dtypeSize(dtype);
-  switch (dtype) {
-  case DType::BF16: {
-    uint16_t b = floatToBF16(static_cast<float>(v));
-    std::memcpy(p, &b, 2);
-    return;
-  }
-  case DType::F16: {
-    uint16_t b = floatToHalf(static_cast<float>(v));
-    std::memcpy(p, &b, 2);
-    return;
-  }
-  case DType::F32: {
-    float f = static_cast<float>(v);
-    std::memcpy(p, &f, 4);
-    return;
-  }
-  case DType::I32: {
-    int32_t x = static_cast<int32_t>(v);
-    std::memcpy(p, &x, 4);
-    return;
-  }
-  case DType::Bool:
-    *p = v != 0;
-    return;
-  }
 }
 
 std::optional<DType> dtypeOf(Type t) {

@@ -8,6 +8,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include "tilec/runtime/HostTensor.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,23 +25,12 @@ class EntryOp;
 
 namespace tilec::cpu {
 
-enum class DType { BF16, F16, F32, I32, Bool };
-const char *dtypeName(DType dtype);
-size_t dtypeSize(DType dtype);
-
-/// A dense, row-major tensor in host memory.
-struct HostTensor {
-  DType dtype = DType::F32;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;
-
-  HostTensor() = default;
-  HostTensor(DType dtype, std::vector<int64_t> shape);
-  int64_t numel() const;
-  /// Element access through double (rounding to nearest even on stores).
-  double get(int64_t i) const;
-  void set(int64_t i, double v);
-};
+// Tensors and dtypes are the runtime's (MLIR-free, shared with `tilec run --target cuda`); the CPU backend runs
+// kernels over bf16, f16, f32, i32 and bool (dtypeOf).
+using runtime::DType;
+using runtime::dtypeName;
+using runtime::dtypeSize;
+using runtime::HostTensor;
 
 struct RunOptions {
   /// Run the blocks of the grid in a random order (seeded): results that

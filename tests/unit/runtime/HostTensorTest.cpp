@@ -1,0 +1,153 @@
+// Host tensors, .npy files and the arguments of an entry made from a signature (what `tilec run` and the tests
+// share): every dtype round-trips, bad files and contradicting requests are errors naming the parameter.
+#include "TempDir.h"
+#include "tilec/runtime/Error.h"
+#include "tilec/runtime/HostTensor.h"
+#include "tilec/runtime/Npy.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+using namespace tilec::runtime;
+using tilec::testing::TempDir;
+
+namespace {
+
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// q: f32[h, n], k: f32[floordiv(h, 2), n], c: i32[4]
+Signature gqaSignature() {
+  return Signature({{"q", DType::F32, {"h", "n"}},
+                    {"k", DType::F32, {DimSpec::derived(Expr::parse("floordiv(h, 2)")), "n"}},
+                    {"c", DType::I32, {4}}});
+}
+
+} // namespace
+
+TEST_CASE("every dtype round-trips through .npy; bf16 travels as float32", "[host]") {
+  TempDir dir;
+  for (DType dtype : {DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I32, DType::I64, DType::U8,
+                      DType::Bool}) {
+    INFO(dtypeName(dtype));
+    HostTensor tensor(dtype, {3, 5});
+    for (std::int64_t i = 0; i < tensor.numel(); ++i)
+      tensor.set(i, dtype == DType::Bool ? double(i % 2) : double(i % 7) - (dtype == DType::U8 ? 0 : 3) + 0.0);
+    std::string path = dir.path() + "/t.npy";
+    writeNpy(path, tensor);
+    HostTensor back = readNpy(path, dtype);
+    CHECK(back.shape == tensor.shape);
+    CHECK(back.bytes == tensor.bytes);
+  }
+  // A float32 file feeds a bf16 parameter, rounded to nearest even.
+  HostTensor f(DType::F32, {2});
+  f.set(0, 1.00390625); // 1 + 2^-8: halfway between two bf16 values, rounds to even (1.0)
+  f.set(1, -2.5);
+  writeNpy(dir.path() + "/f.npy", f);
+  HostTensor b = readNpy(dir.path() + "/f.npy", DType::BF16);
+  CHECK(b.get(0) == 1.0);
+  CHECK(b.get(1) == -2.5);
+}
+
+TEST_CASE("bad .npy files are errors that say what is wrong", "[host]") {
+  TempDir dir;
+  std::string path = dir.path() + "/bad.npy";
+  auto errorOf = [&](DType want) -> std::string {
+    try {
+      readNpy(path, want);
+    } catch (const Error &error) {
+      return error.what();
+    }
+    return "accepted";
+  };
+  CHECK_THAT(errorOf(DType::F32), Catch::Contains("cannot read"));
+  writeFile(path, "hello, world");
+  CHECK_THAT(errorOf(DType::F32), Catch::Contains("is not a .npy file"));
+  HostTensor t(DType::F32, {4});
+  writeNpy(path, t);
+  CHECK_THAT(errorOf(DType::I32), Catch::Contains("holds '<f4' but the parameter is i32"));
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  writeFile(path, bytes.substr(0, bytes.size() - 1));
+  CHECK_THAT(errorOf(DType::F32), Catch::Contains("truncated data (15 bytes for 4 elements)"));
+  std::string huge = bytes;
+  huge.replace(huge.find("(4,)"), 4, "(4611686018427387904, 4)");
+  writeFile(path, huge.substr(0, 128));
+  CHECK_THAT(errorOf(DType::F32), Catch::Contains("too large"));
+  std::string fortran = bytes;
+  fortran.replace(fortran.find("False"), 5, "True ");
+  writeFile(path, fortran);
+  CHECK_THAT(errorOf(DType::F32), Catch::Contains("Fortran-order arrays are not supported"));
+}
+
+TEST_CASE("arguments are made from the signature: files fix dims, derived dims follow, seeds repeat", "[host]") {
+  TempDir dir;
+  Signature signature = gqaSignature();
+  HostArgumentRequest request;
+  request.dims = {{"h", 4}, {"n", 3}};
+  request.zeros = {"c"};
+  request.seed = 7;
+  std::vector<HostTensor> args = makeHostArguments(signature, request);
+  REQUIRE(args.size() == 3);
+  CHECK(args[0].shape == std::vector<std::int64_t>{4, 3});
+  CHECK(args[1].shape == std::vector<std::int64_t>{2, 3});
+  CHECK(args[2].shape == std::vector<std::int64_t>{4});
+  CHECK(args[2].get(0) == 0);
+  bool anyNonZero = false;
+  for (std::int64_t i = 0; i < args[0].numel(); ++i)
+    anyNonZero |= args[0].get(i) != 0;
+  CHECK(anyNonZero);
+  CHECK(makeHostArguments(signature, request)[0].bytes == args[0].bytes); // same seed, same values
+  request.seed = 8;
+  CHECK(makeHostArguments(signature, request)[0].bytes != args[0].bytes);
+
+  // A file fixes h and n; a --dim that disagrees is an error naming the parameter.
+  writeNpy(dir.path() + "/q.npy", args[0]);
+  HostArgumentRequest fromFile;
+  fromFile.inputs = {{"q", dir.path() + "/q.npy"}};
+  std::vector<HostTensor> again = makeHostArguments(signature, fromFile);
+  CHECK(again[0].bytes == args[0].bytes);
+  CHECK(again[1].shape == std::vector<std::int64_t>{2, 3});
+  auto rejection = [&](const HostArgumentRequest &r) -> std::pair<std::string, std::string> {
+    try {
+      makeHostArguments(signature, r);
+    } catch (const ArgumentError &error) {
+      return {error.parameter(), error.what()};
+    }
+    return {"", "accepted"};
+  };
+  HostArgumentRequest contradict = fromFile;
+  contradict.dims = {{"h", 5}};
+  CHECK(rejection(contradict).first == "q");
+  CHECK_THAT(rejection(contradict).second, Catch::Contains("dim 'h' = 5 contradicts parameter 'q'"));
+  HostArgumentRequest wrongK = fromFile;
+  wrongK.inputs["k"] = dir.path() + "/q.npy"; // 4 heads where 2 are expected
+  CHECK(rejection(wrongK).first == "k");
+  CHECK_THAT(rejection(wrongK).second, Catch::Contains("the file's shape is [4, 3], but the other arguments make it [2, 3]"));
+  HostArgumentRequest odd;
+  odd.dims = {{"h", 3}, {"n", 1}};
+  CHECK_THAT(rejection(odd).second, Catch::Contains("3 is not a multiple of 2"));
+  HostArgumentRequest missing;
+  missing.dims = {{"h", 4}};
+  CHECK_THAT(rejection(missing).second, Catch::Contains("dim 'n' is unknown"));
+  HostArgumentRequest unknown = request;
+  unknown.zeros = {"z"};
+  CHECK(rejection(unknown).first == "z");
+}
+
+TEST_CASE("relative error is a norm ratio, and NaN never passes", "[host]") {
+  HostTensor a(DType::F32, {3}), b(DType::F32, {3});
+  for (int i = 0; i < 3; ++i) {
+    a.set(i, i + 1.0);
+    b.set(i, i + 1.0);
+  }
+  CHECK(relativeError(a, b) == 0);
+  a.set(2, 3.0 + 0.14);
+  CHECK(relativeError(a, b) == Approx(0.14 / std::sqrt(14.0)).epsilon(1e-5));
+  a.set(0, std::nan(""));
+  CHECK(std::isnan(relativeError(a, b)));
+  CHECK_THROWS_AS(relativeError(a, HostTensor(DType::F32, {4})), Error);
+}
