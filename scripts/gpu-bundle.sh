@@ -48,6 +48,14 @@ for k in attn_fwd:fwd attn_bwd_preprocess:bwd_preprocess attn_bwd:bwd; do
   "$compiler_build_dir/bin/tilec" compile "$repo/kernels/flash_attention/${k#*:}.tile" --arch=sm_90a \
     -o "$bundle_dir/data/${k%%:*}.tcm"
 done
+# The CPU backend's results for scripts/gpu-cpu-cases.sh (the GPU machine has no CPU backend): made here by a tilec
+# built with it (scripts/build.sh's), from the same seeds the GPU half uses.
+reference_tilec="${TILEC_REFERENCE_TILEC:-$repo/build/bin/tilec}"
+if [[ ! -x "$reference_tilec" ]]; then
+  echo "gpu-bundle: $reference_tilec not found: run scripts/build.sh first (or set TILEC_REFERENCE_TILEC)" >&2
+  exit 1
+fi
+"$repo/scripts/gpu-cpu-cases.sh" refs "$reference_tilec" "$bundle_dir/refs"
 # The .tile kernels the compiler tests compile (they look in <bin>/../kernels).
 cp -r "$repo/kernels" "$bundle_dir/kernels"
 find "$bundle_dir/kernels" -type f ! -name '*.tile' -delete

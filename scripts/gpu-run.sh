@@ -3,7 +3,11 @@
 # repository root. One log per binary in OUTDIR, plus summary.txt; exits non-zero when any test binary failed.
 #
 #   scripts/gpu-run.sh OUTDIR [BUNDLE_DIR]      default bundle: bundle
+#
+# TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass cases sdpa.
 set -uo pipefail
+steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass cases sdpa} "
+step() { [[ "$steps" == *" $1 "* ]]; }
 
 if (($# < 1)); then
   echo "usage: $0 OUTDIR [BUNDLE_DIR]" >&2
@@ -35,7 +39,7 @@ export TILEC_CACHE_DIR="$cache_dir"
 export CUDA_CACHE_DISABLE=1
 
 failures=0
-while read -r name; do
+step tests && while read -r name; do
   [[ -n "$name" ]] || continue
   log="$out_dir/$name.log"
   start_ms=$(($(date +%s%N) / 1000000))
@@ -48,7 +52,7 @@ while read -r name; do
   ((status == 0)) || failures=$((failures + 1))
 done <"$bundle_dir/tests.list"
 
-while read -r name; do
+step benchmarks && while read -r name; do
   [[ -n "$name" ]] || continue
   log="$out_dir/$name.log"
   "$bundle_dir/bin/$name" >"$log" 2>&1
@@ -59,7 +63,7 @@ done <"$bundle_dir/benchmarks.list"
 
 # Device-code checks: compute-sanitizer memcheck and racecheck on the compiler tests tagged [sanitize] (flash
 # attention at a tail shape, integer and bf16 atomics), and tensor-core instructions in the flash-attention SASS.
-if [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && command -v compute-sanitizer >/dev/null; then
+if step sanitize && [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     log="$out_dir/sanitizer-$tool.log"
     compute-sanitizer --tool "$tool" --error-exitcode 3 "$bundle_dir/bin/tilec_compiler_gpu_tests" "[sanitize]" \
@@ -70,7 +74,7 @@ if [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && command -v compute-san
     ((status == 0)) || failures=$((failures + 1))
   done
 fi
-if [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
+if step sass && [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
   for kernel in fwd bwd; do
     cubin="$out_dir/attn_$kernel.cubin"
     if "$bundle_dir/bin/tilec" "$bundle_dir/kernels/flash_attention/$kernel.tile" --emit=cubin -o "$cubin"; then
@@ -82,6 +86,23 @@ if [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
       failures=$((failures + 1))
     fi
   done
+fi
+
+# Every kernel in kernels/ on the GPU against the CPU backend's results on the same inputs (made when bundling).
+if step cases && [[ -d "$bundle_dir/refs" ]]; then
+  TILEC_KERNELS_DIR="$bundle_dir/kernels" scripts/gpu-cpu-cases.sh check "$bundle_dir/bin/tilec" "$bundle_dir/refs" \
+    "$out_dir/gpu-cpu-cases" >"$out_dir/gpu-cpu-cases.log" 2>&1
+  status=$?
+  printf '%-28s exit %d  %s\n' "gpu vs cpu backend" "$status" "$(tail -n 1 "$out_dir/gpu-cpu-cases.log")" | tee -a "$summary"
+  ((status == 0)) || failures=$((failures + 1))
+fi
+# Flash attention against PyTorch's SDPA in float32 (needs torch on the machine).
+if step sdpa && python3 -c "import torch, numpy" 2>/dev/null; then
+  python3 tools/attention-vs-sdpa/attention_vs_sdpa.py "$bundle_dir/bin/tilec" "$bundle_dir/kernels" \
+    >"$out_dir/attention-vs-sdpa.log" 2>&1
+  status=$?
+  printf '%-28s exit %d  %s\n' "attention vs sdpa" "$status" "$(tail -n 1 "$out_dir/attention-vs-sdpa.log")" | tee -a "$summary"
+  ((status == 0)) || failures=$((failures + 1))
 fi
 
 echo "gpu-run: $failures failing binaries; logs in $out_dir" | tee -a "$summary"

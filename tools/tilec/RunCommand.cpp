@@ -96,8 +96,10 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     return fail("--shuffle-blocks applies to the CPU backend (--target cpu or --check)");
   if (!opts.arch.empty() && !onGpu)
     return fail("--arch applies to --target cuda and --check");
-  if (opts.tolerance != 0 && !opts.check)
-    return fail("--tolerance applies to --check");
+  if (opts.tolerance != 0 && !opts.check && opts.referenceDir.empty())
+    return fail("--tolerance applies to --check and --reference");
+  if (opts.check && !opts.referenceDir.empty())
+    return fail("--check and --reference are two ways to compare: give one");
   if (opts.tolerance < 0 || std::isnan(opts.tolerance))
     return fail("--tolerance must be a non-negative number");
   if (!opts.atomics.empty() && opts.atomics != "fp32" && opts.atomics != "split" && opts.atomics != "native")
@@ -234,16 +236,33 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   if (!opts.outputDir.empty())
     if (std::error_code ec = sys::fs::create_directories(opts.outputDir))
       return fail("cannot create '" + opts.outputDir + "': " + ec.message());
+  // What each result is compared with: the CPU backend's run on the same inputs (--check), or stored outputs of
+  // such a run (--reference DIR: DIR/<name>.npy, e.g. written by `tilec run --target cpu` on another machine from
+  // the same seed, which makes the same inputs).
+  std::vector<rt::HostTensor> references;
+  std::string against = opts.check ? "cuda vs cpu" : "vs reference";
+  if (opts.check)
+    references = cpuTensors;
+  for (size_t i = 0; i < tensors.size() && !opts.referenceDir.empty(); ++i) {
+    try {
+      references.push_back(rt::readNpy(opts.referenceDir + "/" + params[i].name + ".npy", params[i].dtype));
+    } catch (const rt::Error &error) {
+      return fail("--reference: parameter '" + params[i].name + "': " + error.what());
+    }
+    if (references.back().shape != tensors[i].shape)
+      return fail("--reference: parameter '" + params[i].name + "': the reference has shape " +
+                  shapeText(references.back().shape) + ", the run " + shapeText(tensors[i].shape));
+  }
   bool mismatch = false;
   for (size_t i = 0; i < tensors.size(); ++i) {
     outs() << formatv("  {0,-10} {1,-5} {2}", params[i].name, rt::dtypeName(tensors[i].dtype),
                       shapeText(tensors[i].shape));
-    if (opts.check) {
-      double error = rt::relativeError(tensors[i], cpuTensors[i]);
+    if (!references.empty()) {
+      double error = rt::relativeError(tensors[i], references[i]);
       double tolerance = opts.tolerance > 0 ? opts.tolerance : defaultTolerance(tensors[i].dtype);
       bool ok = error <= tolerance; // NaN fails
       mismatch |= !ok;
-      outs() << formatv("  cuda vs cpu: {0:e2} {1} {2:e1}{3}", error, ok ? "<=" : "> ", tolerance,
+      outs() << formatv("  {0}: {1:e2} {2} {3:e1}{4}", against, error, ok ? "<=" : "> ", tolerance,
                         ok ? "" : "  MISMATCH");
     }
     if (!opts.outputDir.empty()) {
@@ -260,6 +279,7 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     outs() << "\n";
   }
   if (mismatch)
-    return fail("the GPU and the CPU backend disagree (relative norm above the tolerance)");
+    return fail(opts.check ? "the GPU and the CPU backend disagree (relative norm above the tolerance)"
+                           : "the results differ from the reference (relative norm above the tolerance)");
   return 0;
 }

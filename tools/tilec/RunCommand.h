@@ -17,7 +17,9 @@ struct RunCommandOptions {
   bool remarks = false;
   /// Run on both targets with the same inputs and compare every tensor.
   bool check = false;
-  /// --check's relative-norm tolerance for floats (0: by dtype).
+  /// Compare every tensor after the run with DIR/<name>.npy.
+  std::string referenceDir;
+  /// --check's and --reference's relative-norm tolerance for floats (0: by dtype).
   double tolerance = 0;
   std::string arch; // for the GPU; empty: the device's
   std::vector<std::string> defines, inputs, dims, zeros;

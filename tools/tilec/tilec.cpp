@@ -97,8 +97,11 @@ cl::opt<std::string> runTarget("target", cl::desc("Where to run: cpu (the refere
 cl::opt<bool> runCheck("check", cl::sub(runSub),
                        cl::desc("Run on the GPU and on the CPU backend with the same inputs and compare every "
                                 "tensor (relative norm; exit 1 on a mismatch)"));
+cl::opt<std::string> runReference("reference", cl::sub(runSub), cl::value_desc("dir"),
+                                  cl::desc("Compare every tensor after the run with DIR/<name>.npy (e.g. a CPU "
+                                           "backend run's --output-dir with the same seed; exit 1 on a mismatch)"));
 cl::opt<double> runTolerance("tolerance", cl::sub(runSub), cl::init(0.0),
-                             cl::desc("--check's tolerance for floats (default by dtype: bf16 2e-2, f16 5e-3, "
+                             cl::desc("--check's and --reference's tolerance for floats (default by dtype: bf16 2e-2, f16 5e-3, "
                                       "f32/f64 1e-3; integers exact)"));
 cl::opt<std::string> runArch("arch", cl::sub(runSub), cl::value_desc("sm_XX"),
                              cl::desc("GPU architecture to compile for (default: the device's)"));
@@ -173,6 +176,7 @@ int main(int argc, char **argv) {
     run.target = runTarget;
     run.check = runCheck;
     run.tolerance = runTolerance;
+    run.referenceDir = runReference;
     run.arch = runArch;
     run.outputDir = runOutputDir;
     run.defines = runDefines;
