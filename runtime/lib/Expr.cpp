@@ -194,7 +194,7 @@ private:
 
 Expr Expr::parse(const std::string &text) { return Parser(text).parseAll(); }
 
-std::int64_t Expr::evaluate(const TensorView *args, std::size_t count, bool exactDivision) const {
+std::int64_t Expr::evaluate(const TensorView *args, std::size_t count) const {
   constexpr int kMaxDepth = 32;
   std::int64_t stack[kMaxDepth];
   int depth = 0;
@@ -247,8 +247,6 @@ std::int64_t Expr::evaluate(const TensorView *args, std::size_t count, bool exac
           overflow = true;
           break;
         }
-        if (token.op == Op::FloorDiv && exactDivision && left % right != 0)
-          throw PlanError(fmt::format("{} is not a multiple of {} in '{}'", left, right, toString()));
         if (token.op == Op::FloorDiv)
           result = floorDivide(left, right);
         else if (token.op == Op::CeilDiv)

@@ -157,7 +157,7 @@ void Signature::checkDerived(const std::string &entryName, const TensorView *arg
       };
       std::int64_t want = 0;
       try {
-        want = bound.evaluate(args, params_.size(), /*exactDivision=*/true);
+        want = bound.evaluate(args, params_.size());
       } catch (const PlanError &error) {
         reject(fmt::format("axis {} ({}) cannot be derived: {}", axis, dim.expr.toString(), error.what()));
       }
@@ -200,7 +200,7 @@ std::vector<std::vector<std::int64_t>> Signature::shapesFor(const std::vector<st
         continue;
       std::int64_t extent = 0;
       try {
-        extent = boundDerived_[next++].evaluate(views.data(), views.size(), /*exactDivision=*/true);
+        extent = boundDerived_[next++].evaluate(views.data(), views.size());
       } catch (const PlanError &error) {
         throw ArgumentError(params_[p].name, fmt::format("parameter '{}', axis {} ({}): {}", params_[p].name, axis,
                                                          dim.expr.toString(), error.what()));

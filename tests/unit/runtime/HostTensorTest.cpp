@@ -129,7 +129,7 @@ TEST_CASE("arguments are made from the signature: files fix dims, derived dims f
   CHECK_THAT(rejection(wrongK).second, Catch::Contains("the file's shape is [4, 3], but the other arguments make it [2, 3]"));
   HostArgumentRequest odd;
   odd.dims = {{"h", 3}, {"n", 1}};
-  CHECK_THAT(rejection(odd).second, Catch::Contains("3 is not a multiple of 2"));
+  CHECK(makeHostArguments(signature, odd)[1].shape == std::vector<std::int64_t>{1, 1}); // floordiv rounds down
   HostArgumentRequest missing;
   missing.dims = {{"h", 4}};
   CHECK_THAT(rejection(missing).second, Catch::Contains("dim 'n' is unknown"));

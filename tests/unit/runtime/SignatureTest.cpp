@@ -161,31 +161,33 @@ TEST_CASE("Entry::launch accepts DLTensors directly and checks them", "[signatur
   CHECK_THROWS_AS(module.entry("rowdot").launch(nullptr, q, &q, &out), NoDriverError);
 }
 
-// GQA: q: bf16[B, heads, 64], k: bf16[B, floordiv(heads, 4), 64] (what `heads / groups` with groups = 4 lowers to).
-TEST_CASE("derived dims are checked: the expression's value, and exact division", "[signature]") {
-  Signature signature({{"q", DType::BF16, {"B", "heads", 64}},
-                       {"k", DType::BF16, {"B", DimSpec::derived(Expr::parse("floordiv(heads, 4)")), 64}}});
-  CHECK(signature.params()[1].toString() == "k: bf16[B, {floordiv(heads, 4)}, 64] (align 16, contiguous)");
+// GQA: q: bf16[B, kv * 4, 64], k: bf16[B, kv, 64] (what flash attention's `kv_heads * groups` lowers to), and a
+// rounding-down derived dim h: bf16[floordiv(B, 4)].
+TEST_CASE("derived dims are checked against their expression's value", "[signature]") {
+  Signature signature({{"q", DType::BF16, {"B", DimSpec::derived(Expr::parse("kv * 4")), 64}},
+                       {"k", DType::BF16, {"B", "kv", 64}},
+                       {"h", DType::BF16, {DimSpec::derived(Expr::parse("floordiv(B, 4)"))}}});
+  CHECK(signature.params()[0].toString() == "q: bf16[B, {(kv * 4)}, 64] (align 16, contiguous)");
   auto view = [](std::int64_t b, std::int64_t h) { return TensorView(gDeviceMemory, DType::BF16, {b, h, 64}); };
-  auto rejectionOf = [&](std::initializer_list<TensorView> args) -> std::string {
+  auto rejectionOf = [&](std::initializer_list<TensorView> args, const std::string &parameter) -> std::string {
     try {
       signature.check("attn", args.begin(), args.size());
     } catch (const ArgumentError &error) {
-      CHECK(error.parameter() == "k");
+      CHECK(error.parameter() == parameter);
       return error.what();
     }
     return "accepted";
   };
-  CHECK(rejectionOf({view(2, 8), view(2, 2)}) == "accepted");
-  // Before derived dims were checked, k with the wrong number of heads passed (and the kernel read past its end).
-  CHECK_THAT(rejectionOf({view(2, 8), view(2, 8)}), Catch::Contains("axis 1 is 8, but floordiv(heads, 4) = 2"));
-  CHECK_THAT(rejectionOf({view(2, 6), view(2, 1)}),
-             Catch::Contains("axis 1 (floordiv(heads, 4)) cannot be derived: 6 is not a multiple of 4"));
+  auto h = [](std::int64_t n) { return TensorView(gDeviceMemory, DType::BF16, {n}); };
+  CHECK(rejectionOf({view(9, 8), view(9, 2), h(2)}, "") == "accepted");
+  // Before derived dims were checked, q or k with the wrong number of heads passed (and the kernel read past k's
+  // end): 6 query heads cannot share 4-way.
+  CHECK_THAT(rejectionOf({view(9, 6), view(9, 2), h(2)}, "q"), Catch::Contains("axis 1 is 6, but (kv * 4) = 8"));
+  CHECK_THAT(rejectionOf({view(9, 8), view(9, 2), h(3)}, "h"), Catch::Contains("axis 0 is 3, but floordiv(B, 4) = 2"));
 
-  // The shapes a host allocates for given dim values.
-  auto shapes = signature.shapesFor({2, 8});
-  CHECK(shapes == std::vector<std::vector<std::int64_t>>{{2, 8, 64}, {2, 2, 64}});
-  CHECK_THROWS_WITH(signature.shapesFor({2, 6}), Catch::Contains("6 is not a multiple of 4"));
+  // The shapes a host allocates for given dim values (B, kv).
+  auto shapes = signature.shapesFor({9, 2});
+  CHECK(shapes == std::vector<std::vector<std::int64_t>>{{9, 8, 64}, {9, 2, 64}, {2}});
   CHECK_THROWS_AS(Signature({{"q", DType::BF16, {DimSpec::any()}}}).shapesFor({}), ArgumentError);
 
   // A derived dim may only use declared names.

@@ -58,9 +58,7 @@ public:
 
   // Evaluates against the launch arguments. Throws PlanError on an unbound symbol, an argument or axis out of
   // range, division or modulo by zero, or int64 overflow.
-  // With exactDivision, a floordiv whose dividend is not a multiple of its divisor throws PlanError too (derived
-  // dims of a signature, where an inexact division means a tensor of the wrong extent).
-  std::int64_t evaluate(const TensorView *args, std::size_t count, bool exactDivision = false) const;
+  std::int64_t evaluate(const TensorView *args, std::size_t count) const;
   std::int64_t evaluate() const { return evaluate(nullptr, 0); } // constant expressions
 
   const std::vector<Token> &tokens() const { return tokens_; } // reverse Polish notation

@@ -12,9 +12,9 @@
 namespace tilec::runtime {
 
 // One axis of a parameter: any extent, a fixed one, a name shared across parameters ("N" in q: [N, 64] and
-// k: [N, 64] means q and k must agree on axis 0), or an expression over named dims ("floordiv(heads, 4)" in
-// k: [B, S, floordiv(heads, 4), D]). A derived extent must equal its expression, and every floordiv in it must
-// divide exactly: `heads / 4` heads of K serve `heads` heads of Q only when 4 divides `heads`.
+// k: [N, 64] means q and k must agree on axis 0), or an expression over named dims: a derived extent must equal
+// its expression's value ("(kv_heads * 4)" in q: [B, S, (kv_heads * 4), D] makes q's heads a multiple of 4;
+// "floordiv(rows, 4)" rounds down, as the language's `/` does).
 struct DimSpec {
   enum class Kind : std::uint8_t { Any, Static, Named, Derived };
   Kind kind = Kind::Any;
@@ -62,7 +62,7 @@ public:
 
   // The shape of every parameter for given values of the named dims (in dimNames() order): what a host that makes
   // tensors for an entry allocates. Throws ArgumentError naming the parameter for an axis of unknown extent ('?'),
-  // a derived extent whose division is not exact, or a negative extent.
+  // or a negative extent.
   std::vector<std::vector<std::int64_t>> shapesFor(const std::vector<std::int64_t> &dimValues) const;
 
 private:
