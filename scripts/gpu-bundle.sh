@@ -32,8 +32,19 @@ compiler_build_dir="${build_dir}-compiler"
 cmake -G Ninja -S "$repo" -B "$compiler_build_dir" \
   -DTILEC_STATIC_LLVM=ON -DTILEC_CLI_WITH_CPU_RUN=OFF \
   -DCMAKE_BUILD_TYPE=Release \
-  "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
-CCACHE_BASEDIR="$repo" cmake --build "$compiler_build_dir" -j "$jobs" --target "${COMPILER_GPU_TESTS[@]}" "${COMPILER_TOOLS[@]}"
+  "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" \
+  "-DCMAKE_SHARED_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
+CCACHE_BASEDIR="$repo" cmake --build "$compiler_build_dir" -j "$jobs" --target "${COMPILER_GPU_TESTS[@]}" "${COMPILER_TOOLS[@]}" \
+  tilec_compiler
+
+# examples/host built against the installed package of that tree (tilec::runtime and tilec::compiler), as an
+# outside host would build it: the .tcm and the run-time .tile paths, run on the GPU by gpu-run.sh.
+host_work="$(mktemp -d)"
+trap 'rm -rf "$host_work"' EXIT
+cmake --install "$compiler_build_dir" --prefix "$host_work/prefix" --component Unspecified >/dev/null
+cmake -G Ninja -S "$repo/examples/host" -B "$host_work/build" -DCMAKE_PREFIX_PATH="$host_work/prefix" \
+  -DCMAKE_BUILD_TYPE=Release "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
+cmake --build "$host_work/build" >/dev/null
 
 rm -rf "$bundle_dir"
 mkdir -p "$bundle_dir/bin" "$bundle_dir/include/tilec"
@@ -77,6 +88,18 @@ for name in "${COMPILER_GPU_TESTS[@]}" "${COMPILER_TOOLS[@]}"; do
     exit 1
   fi
 done
+
+for name in tilec-run-module tilec-compile-and-run; do
+  cp "$host_work/build/$name" "$bundle_dir/bin/$name"
+  strip "$bundle_dir/bin/$name"
+done
+# The executable finds it through LD_LIBRARY_PATH=bundle/bin (gpu-run.sh).
+cp -P "$host_work"/prefix/lib*/libtilec_compiler.so* "$bundle_dir/bin/"
+strip "$bundle_dir/bin/"libtilec_compiler.so.*.*.*
+if ldd "$bundle_dir/bin/"libtilec_compiler.so.*.*.* | grep -E -i 'libLLVM|libMLIR|libfmt|libcuda|libnvrtc|libz3|libzstd|libxml|not found'; then
+  echo "gpu-bundle: libtilec_compiler.so has a forbidden or missing shared-library dependency (above)" >&2
+  exit 1
+fi
 
 for name in "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"; do
   cp "$(find_binary "$name")" "$bundle_dir/bin/$name"

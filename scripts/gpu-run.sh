@@ -4,9 +4,9 @@
 #
 #   scripts/gpu-run.sh OUTDIR [BUNDLE_DIR]      default bundle: bundle
 #
-# TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass cases sdpa.
+# TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass hosts cases sdpa.
 set -uo pipefail
-steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass cases sdpa} "
+steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass hosts cases sdpa} "
 step() { [[ "$steps" == *" $1 "* ]]; }
 
 if (($# < 1)); then
@@ -88,6 +88,24 @@ if step sass && [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/n
   done
 fi
 
+# A host built against the installed package (examples/host) runs the flash-attention backward from a .tcm file and
+# compiled from .tile source at run time (tilec::compiler).
+if step hosts && [[ -x "$bundle_dir/bin/tilec-compile-and-run" ]]; then
+  log="$out_dir/examples-host.log"
+  {
+    "$bundle_dir/bin/tilec" compile "$bundle_dir/kernels/flash_attention/bwd.tile" -D groups=4 -o "$out_dir/bwd.tcm" &&
+      "$bundle_dir/bin/tilec-run-module" "$out_dir/bwd.tcm" attn_bwd --dim batch=2 --dim seq=1000 --dim kv_heads=2 \
+        --zero dQ --zero dK --zero dV &&
+      LD_LIBRARY_PATH="$bundle_dir/bin" "$bundle_dir/bin/tilec-compile-and-run" \
+        "$bundle_dir/kernels/flash_attention/bwd.tile" -D groups=4 attn_bwd --dim batch=2 --dim seq=1000 \
+        --dim kv_heads=2 --zero dQ --zero dK --zero dV
+  } >"$log" 2>&1
+  status=$?
+  ran=$(grep -c "attn_bwd ran on the GPU" "$log")
+  printf '%-28s exit %d  attn_bwd ran %d of 2 times (.tcm, .tile at run time)\n' "examples/host" "$status" "$ran" |
+    tee -a "$summary"
+  ((status == 0 && ran == 2)) || failures=$((failures + 1))
+fi
 # Every kernel in kernels/ on the GPU against the CPU backend's results on the same inputs (made when bundling).
 if step cases && [[ -d "$bundle_dir/refs" ]]; then
   TILEC_KERNELS_DIR="$bundle_dir/kernels" scripts/gpu-cpu-cases.sh check "$bundle_dir/bin/tilec" "$bundle_dir/refs" \

@@ -38,9 +38,33 @@ fi
 
 TILEC_CACHE=0 "$work/build/tilec-host-example"
 
-# The ahead-of-time path: a module file from the build tree's tilec, loaded by the installed runtime alone.
+# The ahead-of-time path: a module file from the build tree's tilec, loaded by the installed runtime alone (and
+# run where there is a GPU: the backward pass, GQA 2, on random inputs).
 if [[ -x "$build_dir/bin/tilec" ]]; then
-  "$build_dir/bin/tilec" compile "$source_dir/kernels/flash_attention/fwd.tile" --arch=sm_90a -o "$work/fwd.tcm"
-  "$work/build/tilec-run-module" "$work/fwd.tcm" --run | tee "$work/run-module.log"
-  grep -q "^entry attn_fwd$" "$work/run-module.log"
+  "$build_dir/bin/tilec" compile "$source_dir/kernels/flash_attention/bwd.tile" -D groups=2 --arch=sm_90a \
+    -o "$work/bwd.tcm"
+  "$work/build/tilec-run-module" "$work/bwd.tcm" attn_bwd --dim batch=1 --dim seq=300 --dim kv_heads=2 \
+    --zero dQ --zero dK --zero dV | tee "$work/run-module.log"
+  grep -q "^entry attn_bwd$" "$work/run-module.log"
+fi
+
+# The just-in-time path: tilec::compiler from the package compiles .tile source at run time.
+if [[ -f "$work/build/build.ninja" || -f "$work/build/Makefile" ]] && [[ -e "$prefix/include/tilec/Jit/GpuProgram.h" ]]; then
+  [[ -x "$work/build/tilec-compile-and-run" ]] || { echo "tilec::compiler is installed but the example was not built" >&2; exit 1; }
+  # The library exports tilec's API only: MLIR and LLVM stay inside.
+  lib="$(find "$prefix" -name 'libtilec_compiler.so' -print -quit)"
+  if nm -D --defined-only "$lib" | c++filt | grep -E ' (mlir|llvm)::' | head -n 3 | grep .; then
+    echo "libtilec_compiler.so exports MLIR/LLVM symbols (above)" >&2
+    exit 1
+  fi
+  TILEC_CACHE=0 "$work/build/tilec-compile-and-run" "$source_dir/kernels/flash_attention/bwd.tile" -D groups=2 \
+    attn_bwd --dim batch=1 --dim seq=300 --dim kv_heads=2 --zero dQ --zero dK --zero dV | tee "$work/jit.log"
+  grep -q "attn_bwd_main: [0-9]* registers" "$work/jit.log"
+  # A compile error surfaces as the compiler's file:line:col diagnostic.
+  printf 'kernel k(X: f32[n])\n  grid(1) threads(32) as (b):\n    copy(Y, X)\n' >"$work/bad.tile"
+  if "$work/build/tilec-compile-and-run" "$work/bad.tile" k 2>"$work/bad.log"; then
+    echo "a kernel with an error compiled" >&2
+    exit 1
+  fi
+  grep -q "bad.tile:3:" "$work/bad.log" || { cat "$work/bad.log" >&2; exit 1; }
 fi

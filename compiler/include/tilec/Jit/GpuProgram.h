@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+// Exported from libtilec_compiler.so (tilec::compiler), whose other symbols are hidden.
+#define TILEC_COMPILER_API __attribute__((visibility("default")))
+
 namespace tilec {
 
 struct GpuCompileOptions {
@@ -28,7 +31,7 @@ struct GpuProgram {
 };
 
 /// Compiles `source` (named `bufferName` in diagnostics).
-GpuProgram compileForGpu(const std::string &source, const std::string &bufferName,
+TILEC_COMPILER_API GpuProgram compileForGpu(const std::string &source, const std::string &bufferName,
                          const GpuCompileOptions &options = {});
 
 } // namespace tilec
