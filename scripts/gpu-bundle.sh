@@ -93,7 +93,7 @@ for name in tilec-run-module tilec-compile-and-run; do
   cp "$host_work/build/$name" "$bundle_dir/bin/$name"
   strip "$bundle_dir/bin/$name"
 done
-# The executable finds it through LD_LIBRARY_PATH=bundle/bin (gpu-run.sh).
+# The binaries that use tilec::compiler find it through LD_LIBRARY_PATH=bundle/bin (gpu-run.sh).
 cp -P "$host_work"/prefix/lib*/libtilec_compiler.so* "$bundle_dir/bin/"
 strip "$bundle_dir/bin/"libtilec_compiler.so.*.*.*
 if ldd "$bundle_dir/bin/"libtilec_compiler.so.*.*.* | grep -E -i 'libLLVM|libMLIR|libfmt|libcuda|libnvrtc|libz3|libzstd|libxml|not found'; then

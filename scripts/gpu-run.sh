@@ -20,6 +20,8 @@ if [[ ! -f "$bundle_dir/tests.list" ]]; then
   exit 2
 fi
 mkdir -p "$out_dir"
+# libtilec_compiler.so (tilec::compiler) travels next to the binaries that use it.
+export LD_LIBRARY_PATH="$(cd "$bundle_dir/bin" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary="$out_dir/summary.txt"
 : >"$summary"
 
@@ -96,7 +98,7 @@ if step hosts && [[ -x "$bundle_dir/bin/tilec-compile-and-run" ]]; then
     "$bundle_dir/bin/tilec" compile "$bundle_dir/kernels/flash_attention/bwd.tile" -D groups=4 -o "$out_dir/bwd.tcm" &&
       "$bundle_dir/bin/tilec-run-module" "$out_dir/bwd.tcm" attn_bwd --dim batch=2 --dim seq=1000 --dim kv_heads=2 \
         --zero dQ --zero dK --zero dV &&
-      LD_LIBRARY_PATH="$bundle_dir/bin" "$bundle_dir/bin/tilec-compile-and-run" \
+      "$bundle_dir/bin/tilec-compile-and-run" \
         "$bundle_dir/kernels/flash_attention/bwd.tile" -D groups=4 attn_bwd --dim batch=2 --dim seq=1000 \
         --dim kv_heads=2 --zero dQ --zero dK --zero dV
   } >"$log" 2>&1
