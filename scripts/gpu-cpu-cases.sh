@@ -30,6 +30,8 @@ CASES=(
   "attn_bwd_d64_fp32_s77|flash_attention/bwd.tile|attn_bwd|-D dim=64 --dim batch=1 --dim seq=77 --dim kv_heads=2 --zero dQ --zero dK --zero dV"
   "attn_bwd_d128_gqa2_causal_split_s77|flash_attention/bwd.tile|attn_bwd|-D dim=128 -D groups=2 -D causal=true --dim batch=1 --dim seq=77 --dim kv_heads=2 --zero dQ --zero dK --zero dV --atomics=split"
   "attn_bwd_d64_gqa4_causal_native_s77|flash_attention/bwd.tile|attn_bwd|-D dim=64 -D groups=4 -D causal=true --dim batch=1 --dim seq=77 --dim kv_heads=1 --zero dQ --zero dK --zero dV --atomics=native --tolerance 5e-2"
+  "attn_fwd_d64_stages3_s300|flash_attention/fwd.tile|attn_fwd|-D dim=64 -D stages=3 --dim batch=1 --dim seq=300 --dim kv_heads=2"
+  "attn_bwd_d128_gqa2_causal_stages3_s300|flash_attention/bwd.tile|attn_bwd|-D dim=128 -D groups=2 -D causal=true -D stages=3 --dim batch=1 --dim seq=300 --dim kv_heads=1 --zero dQ --zero dK --zero dV"
   "attn_bwd_d128_split_s77|flash_attention/bwd.tile|attn_bwd|-D dim=128 --dim batch=1 --dim seq=77 --dim kv_heads=2 --zero dQ --zero dK --zero dV --atomics=split"
 )
 

@@ -5,6 +5,7 @@ namespace tilec {
 
 void buildGpuLoweringPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createInferLayouts());
+  pm.addPass(createMultiBuffer());
   pm.addPass(createPlanSharedMemory());
   pm.addPass(createPlaceBarriers());
 }

@@ -9,7 +9,11 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include <cstdio>
+#include <cstdlib>
+#include <numeric>
 #include <optional>
 #include <string>
 
@@ -22,6 +26,9 @@ inline constexpr const char *kOffsetAttr = "tile.offset";     // shared allocs: 
 inline constexpr const char *kSwizzleAttr = "tile.swizzle";   // shared allocs: Swizzle::name()
 inline constexpr const char *kScratchAttr = "tile.scratch_offset"; // kernel: reduction scratch offset
 inline constexpr const char *kSharedBytesAttr = "tile.shared_bytes";
+inline constexpr const char *kStagesAttr = "tile.stages";         // shared allocs: buffers of a pipelined loop
+inline constexpr const char *kStageBytesAttr = "tile.stage_bytes"; // shared allocs: bytes from one stage to the next
+inline constexpr const char *kPrefetchAttr = "tile.prefetch";     // tile.copy: issued stages-1 iterations ahead
 
 /// The buffer a tile operand refers to: the source of a tile.region, else itself.
 inline mlir::Value baseBuffer(mlir::Value v) {
@@ -75,6 +82,62 @@ inline std::optional<cuda::FragmentLayout> layoutOf(mlir::Value buffer, int64_t 
 inline int64_t elementBytes(mlir::Type t) {
   unsigned bits = t.getIntOrFloatBitWidth();
   return bits <= 8 ? 1 : bits / 8;
+}
+
+/// A divisor every value of the index `v` is known to have (constants, and sums and products of them with
+/// anything); 1 when nothing is known, 2^30 for zero.
+inline int64_t knownDivisor(mlir::Value v) {
+  constexpr int64_t kAny = int64_t(1) << 30;
+  if (auto c = v.getDefiningOp<mlir::arith::ConstantIndexOp>())
+    return c.value() == 0 ? kAny : std::abs(c.value());
+  if (auto mul = v.getDefiningOp<mlir::arith::MulIOp>())
+    return std::min<int64_t>(knownDivisor(mul.getLhs()) * knownDivisor(mul.getRhs()), kAny);
+  if (auto add = v.getDefiningOp<mlir::arith::AddIOp>())
+    return std::gcd(knownDivisor(add.getLhs()), knownDivisor(add.getRhs()));
+  if (auto sub = v.getDefiningOp<mlir::arith::SubIOp>())
+    return std::gcd(knownDivisor(sub.getLhs()), knownDivisor(sub.getRhs()));
+  return 1;
+}
+
+/// The elements per 16-byte chunk when `copy` can move whole 16-byte chunks from a global tensor into a whole
+/// shared tile (same dtype, pad 0, every chunk inside one row of both and 16-byte aligned in the tensor as far as
+/// its static shape and the region's offsets show); 0 when it cannot. The CUDA emitter's vector path and the
+/// multi-buffering of pipelined loops (cp.async moves 16-byte chunks) both ask this.
+inline int64_t vectorCopyElements(tile::CopyOp copy) {
+  mlir::Value source = copy.getSource(), target = copy.getTarget();
+  mlir::Value global = baseBuffer(source);
+  if (!isIn(global, tile::MemorySpace::Global) || !isIn(target, tile::MemorySpace::Shared) ||
+      !target.getDefiningOp<tile::AllocOp>())
+    return 0;
+  auto g = llvm::cast<mlir::MemRefType>(global.getType());
+  auto s = llvm::cast<mlir::MemRefType>(target.getType());
+  if (g.getElementType() != s.getElementType() || s.getRank() == 0)
+    return 0;
+  int64_t vec = 16 / elementBytes(g.getElementType());
+  llvm::SmallVector<int64_t> window(g.getShape().begin(), g.getShape().end());
+  auto region = source.getDefiningOp<tile::RegionOp>();
+  if (region) {
+    if (baseBuffer(region.getSource()) != region.getSource())
+      return 0; // a region of a region: offsets compose, which the emitter's path does not handle
+    if (auto pad = region.getPad(); pad && !pad->isPosZero())
+      return 0; // chunks past the tensor's edge are zero-filled
+    window.assign(region.getSizes().begin(), region.getSizes().end());
+  }
+  auto squeeze = [](llvm::ArrayRef<int64_t> shape) {
+    llvm::SmallVector<int64_t> out;
+    for (int64_t x : shape)
+      if (x != 1)
+        out.push_back(x);
+    return out;
+  };
+  int64_t last = g.getShape().back();
+  if (mlir::ShapedType::isDynamic(last) || last % vec != 0 || window.back() % vec != 0 ||
+      s.getShape().back() % vec != 0 || window.back() != s.getShape().back() ||
+      squeeze(window) != squeeze(s.getShape()))
+    return 0;
+  if (region && knownDivisor(region.getOffsets().back()) % vec != 0)
+    return 0;
+  return vec;
 }
 
 } // namespace tilec::gpu

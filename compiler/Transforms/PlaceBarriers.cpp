@@ -62,6 +62,10 @@ SharedRanges sharedRanges(KernelOp kernel) {
     if (getMemorySpaceOf(type) != MemorySpace::Shared)
       return;
     int64_t bytes = (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+    if (auto stages = alloc->getAttrOfType<IntegerAttr>(gpu::kStagesAttr)) {
+      auto stride = alloc->getAttrOfType<IntegerAttr>(gpu::kStageBytesAttr);
+      bytes = (stride ? stride.getInt() : bytes) * stages.getInt(); // every buffer of a multi-buffered tile
+    }
     auto offset = alloc->getAttrOfType<IntegerAttr>(gpu::kOffsetAttr);
     int64_t lo = offset ? offset.getInt() : (int64_t(1) << 36) + (unplanned++) * (int64_t(1) << 32);
     ranges[alloc] = Range{lo, lo + bytes};
@@ -100,6 +104,8 @@ struct Effects {
 
 Effects effectsOf(Operation *op, const SharedRanges &shared) {
   Effects e{shared, {}, {}};
+  if (op->hasAttr(gpu::kPrefetchAttr))
+    return e; // issued ahead by the emitter, which orders it with its own wait and barrier (see placeAt)
   if (auto copy = dyn_cast<CopyOp>(op)) {
     e.read(copy.getSource());
     e.write(copy.getTarget());
@@ -146,6 +152,32 @@ void placeAt(Operation *op, State &state, const SharedRanges &shared) {
   }
   if (isa<PipelinedOp, scf::ForOp>(op)) {
     Block &body = op->getRegion(0).front();
+    // A loop with prefetched copies (tile-multi-buffer) is emitted as: the first copies issued before the loop,
+    // then each iteration waits for its copies and has a barrier (all threads' copies landed; all threads done
+    // with the previous iteration, whose buffer the next prefetch overwrites) before anything else.
+    SmallVector<CopyOp> prefetched;
+    for (Operation &inner : body)
+      if (inner.hasAttr(gpu::kPrefetchAttr))
+        prefetched.push_back(cast<CopyOp>(inner));
+    if (!prefetched.empty()) {
+      Effects prologue{shared, {}, {}};
+      for (CopyOp copy : prefetched) {
+        prologue.read(copy.getSource());
+        prologue.write(copy.getTarget());
+      }
+      if (anyOverlap(prologue.reads, state.writes) || anyOverlap(prologue.writes, state.writes) ||
+          anyOverlap(prologue.writes, state.reads)) {
+        insertBarrierBefore(op);
+        state.clear();
+      }
+      state.reads.insert(state.reads.end(), prologue.reads.begin(), prologue.reads.end());
+      state.writes.insert(state.writes.end(), prologue.writes.begin(), prologue.writes.end());
+      State before = state;
+      state.clear(); // the barrier at the top of every iteration
+      placeIn(body, state, shared);
+      state.join(before);
+      return;
+    }
     State before = state;
     placeIn(body, state, shared);
     placeIn(body, state, shared); // the next iteration after this one

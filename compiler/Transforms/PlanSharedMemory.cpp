@@ -6,6 +6,8 @@
 // 16-byte chunks, so a tile must start on a 128-byte boundary for its bank pattern to hold). Rows of 64 bytes or of a
 // multiple of 128 bytes get an XOR swizzle (Layout.h). Cross-warp reductions get one scratch area after the tiles.
 //
+// A tile with `tile.stages` (tile-multi-buffer) gets that many 128-byte aligned buffers, `tile.stage_bytes` apart.
+//
 // Records on each shared alloc `tile.offset` and `tile.swizzle`, on the kernel `tile.shared_bytes` (the planned size)
 // and `tile.scratch_offset`, and fails naming the kernel when the plan exceeds `limit`.
 #include "GpuLoweringUtils.h"
@@ -59,7 +61,11 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
       if (getMemorySpaceOf(alloc.getType()) != MemorySpace::Shared)
         return;
       MemRefType type = alloc.getType();
-      Placed p{alloc, (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8, i, -1};
+      int64_t bytes = (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+      // A multi-buffered tile (tile-multi-buffer) holds one aligned buffer per stage.
+      if (auto stages = alloc->getAttrOfType<IntegerAttr>(gpu::kStagesAttr))
+        bytes = alignUp(bytes) * stages.getInt();
+      Placed p{alloc, bytes, i, -1};
       SmallVector<Value> uses = {alloc.getResult()};
       while (!uses.empty()) {
         Value v = uses.pop_back_val();
@@ -108,6 +114,9 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
       if (type.getRank() >= 2)
         swizzle = cuda::Swizzle::forRow(type.getShape().back() * gpu::elementBytes(type.getElementType()));
       p.alloc->setAttr(gpu::kOffsetAttr, b.getI64IntegerAttr(p.offset));
+      if (p.alloc->hasAttr(gpu::kStagesAttr))
+        p.alloc->setAttr(gpu::kStageBytesAttr,
+                         b.getI64IntegerAttr(alignUp((type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8)));
       p.alloc->setAttr(gpu::kSwizzleAttr, b.getStringAttr(swizzle.name()));
     }
     // Scratch for reductions whose source spreads the reduced dim over warps.

@@ -186,16 +186,8 @@ LogicalResult KernelEmitter::emitElementAccess(Operation *op) {
 /// chunk, the region's offset along it is a known multiple of the chunk, and the window spans whole chunks.
 static bool emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst) {
   const Buffer &g = *src.buffer, &s = *dst.buffer;
-  if (g.space != MemorySpace::Global || s.space != MemorySpace::Shared || !isWhole(copy.getTarget()) ||
-      g.element != s.element)
-    return false;
-  int64_t vec = 16 / gpu::elementBytes(g.element);
-  int64_t last = g.shape.back();
-  auto region = copy.getSource().getDefiningOp<RegionOp>();
-  if (ShapedType::isDynamic(last) || last % vec != 0 || src.window.back() % vec != 0 || s.shape.back() % vec != 0 ||
-      src.window.back() != s.shape.back() || squeeze(src.window) != squeeze(s.shape))
-    return false;
-  if (region && e.knownDivisor(region.getOffsets().back()) % vec != 0)
+  int64_t vec = gpu::vectorCopyElements(copy);
+  if (vec == 0)
     return false;
   std::vector<int64_t> shape = squeeze(s.shape);
   int64_t elements = 1;
@@ -230,9 +222,13 @@ static bool emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRe
   size_t k = 0;
   for (int64_t x : s.shape)
     tileCoords.push_back(x == 1 ? "0" : coords[k++]);
-  e.line() << "tilec::device::store16_shared(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], "
-           << "tilec::device::load16_pred(&" << g.var << "[" << e.linearIndex(g, base) << "], "
-           << (inBounds.empty() ? "true" : inBounds) << "));\n";
+  if (e.asyncCopies) // zero-filled where out of bounds, like load16_pred
+    e.line() << "tilec::device::cp_async_16(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], &" << g.var
+             << "[" << e.linearIndex(g, base) << "], " << (inBounds.empty() ? "true" : inBounds) << ");\n";
+  else
+    e.line() << "tilec::device::store16_shared(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], "
+             << "tilec::device::load16_pred(&" << g.var << "[" << e.linearIndex(g, base) << "], "
+             << (inBounds.empty() ? "true" : inBounds) << "));\n";
   if (chunks % e.threads != 0)
     e.close();
   e.close();
@@ -244,6 +240,8 @@ LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
   if (emitVectorGlobalToShared(*this, copy, src, dst))
     return success();
+  if (asyncCopies)
+    return copy.emitError("a prefetched copy (tile.prefetch) must move 16-byte chunks; tile-multi-buffer checks this");
   Type from = src.buffer->element, to = dst.buffer->element;
   std::optional<FragmentLayout> driver;
   const std::vector<int64_t> *driverShape = nullptr;

@@ -267,17 +267,7 @@ std::string KernelEmitter::convert(const std::string &expr, Type from, Type to) 
   return "(" + cType(to) + ")(" + expr + ")";
 }
 
-int64_t KernelEmitter::knownDivisor(Value v) const {
-  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
-    return c.value() == 0 ? (int64_t(1) << 30) : std::abs(c.value());
-  if (auto mul = v.getDefiningOp<arith::MulIOp>())
-    return std::min<int64_t>(knownDivisor(mul.getLhs()) * knownDivisor(mul.getRhs()), int64_t(1) << 30);
-  if (auto add = v.getDefiningOp<arith::AddIOp>())
-    return std::gcd(knownDivisor(add.getLhs()), knownDivisor(add.getRhs()));
-  if (auto sub = v.getDefiningOp<arith::SubIOp>())
-    return std::gcd(knownDivisor(sub.getLhs()), knownDivisor(sub.getRhs()));
-  return 1;
-}
+int64_t KernelEmitter::knownDivisor(Value v) const { return gpu::knownDivisor(v); }
 
 //===----------------------------------------------------------------------===//
 // Scalar code
@@ -433,8 +423,14 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
   }
   if (auto loop = dyn_cast<ParallelOp>(op))
     return emitParallel(loop);
-  if (auto copy = dyn_cast<CopyOp>(op))
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    if (copy->hasAttr(gpu::kPrefetchAttr)) { // issued ahead at the top of the loop (emitPipelined)
+      line() << "// copy " << gpu::nameOf(copy.getSource()) << " -> " << buffer(copy.getTarget()).var
+             << ": prefetched\n";
+      return success();
+    }
     return emitCopy(copy);
+  }
   if (auto fill = dyn_cast<FillOp>(op))
     return emitFill(fill);
   if (auto atomic = dyn_cast<AtomicAddOp>(op))
@@ -445,15 +441,8 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     return emitReduce(reduce);
   if (isa<memref::LoadOp, memref::StoreOp>(op))
     return emitElementAccess(op);
-  if (auto loop = dyn_cast<PipelinedOp>(op)) {
-    std::string iv = fresh("n");
-    names[loop.getInductionVar()] = iv;
-    open("for (long long " + iv + " = " + value(loop.getLower()) + "; " + iv + " < " + value(loop.getUpper()) +
-         "; ++" + iv + ")");
-    LogicalResult r = emitBlock(loop.getBodyBlock());
-    close();
-    return r;
-  }
+  if (auto loop = dyn_cast<PipelinedOp>(op))
+    return emitPipelined(loop);
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     if (loop.getNumResults() != 0)
       return loop.emitError("loops that carry values are not supported by the CUDA emitter yet");
@@ -557,8 +546,22 @@ LogicalResult KernelEmitter::emit() {
       }
       if (swizzle && swizzle.getValue() != "none" && type.getRank() >= 2)
         b.swizzle = Swizzle::forRow(type.getShape().back() * gpu::elementBytes(b.element));
-      line() << elem << " *const " << b.var << " = reinterpret_cast<" << elem << " *>(smem + " << offset.getInt()
-             << "); // " << type.getNumElements() << " x " << elem << ", swizzle " << b.swizzle.name() << "\n";
+      if (auto stages = alloc->getAttrOfType<IntegerAttr>(gpu::kStagesAttr)) {
+        auto stride = alloc->getAttrOfType<IntegerAttr>(gpu::kStageBytesAttr);
+        if (!stride || stride.getInt() % gpu::elementBytes(b.element) != 0) {
+          result = alloc.emitError("multi-buffered shared tile has no planned stage size (run tile-plan-shared-memory)");
+          return;
+        }
+        b.stages = stages.getInt();
+        b.stageElements = stride.getInt() / gpu::elementBytes(b.element);
+        b.stagesVar = fresh(b.var + "_stages");
+        line() << elem << " *const " << b.stagesVar << " = reinterpret_cast<" << elem << " *>(smem + "
+               << offset.getInt() << "); // " << b.stages << " buffers of " << type.getNumElements() << " x "
+               << elem << ", swizzle " << b.swizzle.name() << "\n";
+      } else {
+        line() << elem << " *const " << b.var << " = reinterpret_cast<" << elem << " *>(smem + " << offset.getInt()
+               << "); // " << type.getNumElements() << " x " << elem << ", swizzle " << b.swizzle.name() << "\n";
+      }
     } else {
       b.layout = gpu::layoutOf(alloc.getResult(), threads);
       if (!b.layout) {

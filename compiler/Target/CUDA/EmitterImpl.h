@@ -28,6 +28,10 @@ struct Buffer {
   std::vector<std::string> dims;  // C expression of every extent
   std::optional<FragmentLayout> layout; // fragment / local
   Swizzle swizzle;                      // shared
+  // A multi-buffered shared tile (tile-multi-buffer): `var` is the current iteration's buffer, declared at the top
+  // of each iteration of its pipelined loop; the buffers start at `stagesVar`, `stageElements` apart.
+  int64_t stages = 1, stageElements = 0;
+  std::string stagesVar;
 };
 
 /// A tile operand seen through an optional region: base coordinates of the element at window coordinates.
@@ -95,6 +99,10 @@ public:
   mlir::LogicalResult emitGemm(tile::GemmOp op);
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
+  mlir::LogicalResult emitPipelined(tile::PipelinedOp op);    // EmitPipelined.cpp
+  mlir::LogicalResult emitPrefetch(tile::PipelinedOp loop, llvm::ArrayRef<tile::CopyOp> copies,
+                                   llvm::ArrayRef<mlir::Operation *> slice, const std::string &iteration,
+                                   const std::string &stage, const std::string &upper);
 
   tile::KernelOp kernel;
   llvm::raw_ostream &os;
@@ -107,6 +115,8 @@ public:
   // The parallel loop being emitted (element accesses resolve against it), with its driver's dims per iv.
   const SlotLoop *currentLoop = nullptr;
   tile::ParallelOp currentParallel;
+  // Global -> shared copies are issued as cp.async (a prefetch of a pipelined loop) rather than loaded and stored.
+  bool asyncCopies = false;
 };
 
 } // namespace tilec::cuda

@@ -97,6 +97,21 @@ def InferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
   }];
 }
 
+def MultiBuffer : Pass<"tile-multi-buffer", "::mlir::ModuleOp"> {
+  let summary = "Choose the copies of tile.pipelined loops to prefetch into multi-buffered shared tiles (GPU lowering)";
+  let description = [{
+    For each `tile.pipelined` loop with `stages` > 1, marks with
+    `tile.prefetch` the copies at the top of its body that move a global
+    region into a whole shared tile and can run `stages - 1` iterations ahead
+    (cp.async-sized chunks, offsets recomputable from the induction variable,
+    the tile read only after the copy and only in the loop), and records
+    `tile.stages` on those tiles' allocs. Copies that do not qualify get a
+    remark saying why. The CUDA emitter issues marked copies as cp.async
+    groups; `tile-plan-shared-memory` reserves one buffer per stage. Run after
+    `tile-infer-layouts`.
+  }];
+}
+
 def PlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::ModuleOp"> {
   let summary = "Place shared tiles in one dynamic buffer, reusing bytes by liveness (GPU lowering)";
   let description = [{
