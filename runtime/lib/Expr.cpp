@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace tilec::runtime {
@@ -140,6 +141,14 @@ private:
     skipSpace();
     if (position_ >= text_.size())
       fail("unexpected end");
+    // Every recursion of the parser passes here: bounded, so that no text can exhaust the stack.
+    struct Nesting {
+      int &depth;
+      explicit Nesting(int &d) : depth(++d) {}
+      ~Nesting() { --depth; }
+    } nesting(depth_);
+    if (depth_ > Expr::kMaxDepth)
+      fail(fmt::format("nested deeper than {}", Expr::kMaxDepth));
     char c = text_[position_];
     if (accept('(')) {
       Expr inner = parseSum();
@@ -188,14 +197,28 @@ private:
 
   const std::string &text_;
   std::size_t position_ = 0;
+  int depth_ = 0;
 };
 
 } // namespace
 
-Expr Expr::parse(const std::string &text) { return Parser(text).parseAll(); }
+Expr Expr::parse(const std::string &text) {
+  Expr expr = Parser(text).parseAll();
+  // The evaluator's operand stack is kMaxDepth deep: refuse here what evaluate() would refuse at launch.
+  int depth = 0, deepest = 0;
+  for (const Token &token : expr.tokens_) {
+    bool operand = token.op == Op::Const || token.op == Op::Dim || token.op == Op::Stride || token.op == Op::Symbol;
+    depth += operand ? 1 : -1;
+    deepest = std::max(deepest, depth);
+  }
+  if (deepest > kMaxDepth)
+    throw PlanError(fmt::format("cannot parse expression '{}' at column 1: it needs {} pending operands, more than "
+                                "the {} an expression may have",
+                                text, deepest, kMaxDepth));
+  return expr;
+}
 
 std::int64_t Expr::evaluate(const TensorView *args, std::size_t count) const {
-  constexpr int kMaxDepth = 32;
   std::int64_t stack[kMaxDepth];
   int depth = 0;
   for (const Token &token : tokens_) {

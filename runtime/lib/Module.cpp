@@ -89,11 +89,27 @@ Entry::Entry(const Module &module, EntrySpec spec) : module_(&module), spec_(std
       throw PlanError(fmt::format("entry '{}': workspace {} is never freed", spec_.name, id));
 }
 
-TensorView Entry::asView(const DLTensor &tensor) { return TensorView::fromDLPack(tensor); }
-TensorView Entry::asView(const DLTensor *tensor) {
-  if (!tensor)
-    throw ArgumentError("", "null DLTensor pointer passed to Entry::launch");
-  return TensorView::fromDLPack(*tensor);
+TensorView Entry::viewOf(std::size_t index, const DLTensor &tensor) const {
+  const std::vector<ParamSpec> &params = spec_.signature.params();
+  std::string name = index < params.size() ? params[index].name : "";
+  try {
+    return TensorView::fromDLPack(tensor);
+  } catch (const ArgumentError &) {
+    throw;
+  } catch (const Error &error) {
+    throw ArgumentError(name, fmt::format("entry '{}', argument #{}{}: {}", spec_.name, index,
+                                          name.empty() ? "" : " '" + name + "'", error.what()));
+  }
+}
+
+TensorView Entry::viewOf(std::size_t index, const DLTensor *tensor) const {
+  if (!tensor) {
+    const std::vector<ParamSpec> &params = spec_.signature.params();
+    std::string name = index < params.size() ? params[index].name : "";
+    throw ArgumentError(name, fmt::format("entry '{}', argument #{}{}: null DLTensor pointer", spec_.name, index,
+                                          name.empty() ? "" : " '" + name + "'"));
+  }
+  return viewOf(index, *tensor);
 }
 
 void Entry::check(const TensorView *args, std::size_t count) const { spec_.signature.check(spec_.name, args, count); }

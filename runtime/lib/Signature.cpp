@@ -129,6 +129,8 @@ void Signature::check(const std::string &entryName, const TensorView *args, std:
       throw ArgumentError(param.name, fmt::format("entry '{}', argument #{} '{}' ({}): {}; expected {}", entryName,
                                                   p, param.name, arg.describe(), problem, param.toString()));
     };
+    if (arg.numel() < 0)
+      reject("its element count overflows 64 bits");
     if (arg.data() == nullptr && arg.numel() != 0)
       reject("data pointer is null");
     if (reinterpret_cast<std::uintptr_t>(arg.data()) % param.alignment != 0)

@@ -67,10 +67,10 @@ TensorView::TensorView(void *data, DType dtype, std::initializer_list<std::int64
   int axis = 0;
   for (std::int64_t extent : shape)
     shape_[axis++] = extent;
-  std::int64_t stride = 1;
+  std::uint64_t stride = 1; // unsigned: see the other constructor
   for (int i = rank_ - 1; i >= 0; --i) {
-    strides_[i] = stride;
-    stride *= shape_[i];
+    strides_[i] = static_cast<std::int64_t>(stride);
+    stride *= static_cast<std::uint64_t>(shape_[i]);
   }
 }
 
@@ -78,18 +78,23 @@ TensorView::TensorView(void *data, DType dtype, int rank, const std::int64_t *sh
                        DeviceRef device)
     : data_(data), dtype_(dtype), rank_(rank), device_(device) {
   checkRank(rank);
-  std::int64_t contiguousStride = 1;
+  // Unsigned: an absurd shape wraps instead of overflowing (undefined); Signature::check rejects such tensors.
+  std::uint64_t contiguousStride = 1;
   for (int i = rank - 1; i >= 0; --i) {
     shape_[i] = shape[i];
-    strides_[i] = strides ? strides[i] : contiguousStride;
-    contiguousStride *= shape[i];
+    strides_[i] = strides ? strides[i] : static_cast<std::int64_t>(contiguousStride);
+    contiguousStride *= static_cast<std::uint64_t>(shape[i]);
   }
 }
 
 std::int64_t TensorView::numel() const {
   std::int64_t count = 1;
   for (int i = 0; i < rank_; ++i)
-    count *= shape_[i];
+    if (shape_[i] <= 0)
+      return 0;
+  for (int i = 0; i < rank_; ++i)
+    if (__builtin_mul_overflow(count, shape_[i], &count))
+      return -1;
   return count;
 }
 
@@ -110,6 +115,9 @@ std::string TensorView::describe() const {
     dims += fmt::format("{}{}", i ? ", " : "", shape_[i]);
   return fmt::format("{}[{}] on {}", dtypeName(dtype_), dims, runtime::describe(device_));
 }
+
+// kDLBool (DLPack 0.8 and later, what PyTorch exports bool tensors as); Debian's header is DLPack 0.6.
+constexpr std::uint8_t kDLBoolCode = 6;
 
 static DType dtypeFromDLPack(DLDataType type) {
   if (type.lanes != 1)
@@ -141,6 +149,10 @@ static DType dtypeFromDLPack(DLDataType type) {
     if (type.bits == 1)
       return DType::Bool;
     break;
+  case kDLBoolCode:
+    if (type.bits == 8)
+      return DType::Bool;
+    break;
   default:
     break;
   }
@@ -166,8 +178,7 @@ static DLDataType dtypeToDLPack(DType dtype) {
   case DType::U8:
     return {kDLUInt, 8, 1};
   case DType::Bool:
-    // DLPack 0.6 has no bool code; 8-bit unsigned is what PyTorch exported before kDLBool existed.
-    return {kDLUInt, 8, 1};
+    return {kDLBoolCode, 8, 1};
   }
   return {kDLOpaqueHandle, 0, 1};
 }
@@ -188,7 +199,13 @@ TensorView TensorView::fromDLPack(const DLTensor &tensor) {
     throw Error(fmt::format("DLPack device type {} is not supported by tilec", static_cast<int>(tensor.device.device_type)));
   }
   device.ordinal = tensor.device.device_id;
-  void *data = static_cast<char *>(tensor.data) + tensor.byte_offset;
+  if (tensor.ndim < 0 || tensor.ndim > kMaxRank)
+    throw Error(fmt::format("tensor rank {} is out of range: tilec handles ranks 0..{}", tensor.ndim, kMaxRank));
+  if (tensor.ndim > 0 && !tensor.shape)
+    throw Error(fmt::format("DLPack tensor of rank {} has no shape (shape is NULL)", tensor.ndim));
+  // A null data pointer stays null whatever the offset (null + 64 is not a tensor): Signature::check then rejects
+  // it unless the tensor is empty.
+  void *data = tensor.data ? static_cast<char *>(tensor.data) + tensor.byte_offset : nullptr;
   return TensorView(data, dtypeFromDLPack(tensor.dtype), tensor.ndim, tensor.shape, tensor.strides, device);
 }
 

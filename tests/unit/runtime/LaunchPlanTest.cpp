@@ -47,6 +47,27 @@ TEST_CASE("expressions reject division by zero, overflow and bad text", "[plan]"
   CHECK_THROWS_AS(Expr::parse("N").evaluate(), PlanError); // unbound name
 }
 
+TEST_CASE("expression depth has one limit, checked when the text is parsed", "[plan]") {
+  // Deep parentheses or unary minus used to recurse without bound (a stack overflow for long enough text).
+  std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
+  CHECK_THROWS_WITH(Expr::parse(deep), Catch::Contains("nested deeper than 32"));
+  CHECK_THROWS_WITH(Expr::parse(std::string(100000, '-') + "1"), Catch::Contains("nested deeper than 32"));
+  std::string ok = std::string(30, '(') + "1" + std::string(30, ')');
+  CHECK(Expr::parse(ok).evaluate() == 1);
+  // An expression that needs more operands pending than evaluate() holds used to parse (and fail at launch): 1 + (1
+  // + (1 + ...)) keeps one pending operand per level, so the nesting limit now refuses it when parsed, and what
+  // parses evaluates.
+  std::string wide = "1";
+  for (int i = 0; i < 31; ++i)
+    wide = "1 + (" + wide + ")";
+  CHECK(Expr::parse(wide).evaluate() == 32);
+  CHECK_THROWS_WITH(Expr::parse("1 + (" + wide + ")"), Catch::Contains("cannot parse expression"));
+  std::string flat;
+  for (int i = 0; i < 200; ++i)
+    flat += (i ? " + " : "") + std::string("1");
+  CHECK(Expr::parse(flat).evaluate() == 200); // long but shallow: fine
+}
+
 TEST_CASE("expressions read argument dims and strides", "[plan]") {
   std::int64_t shape[] = {300, 64};
   std::int64_t strides[] = {128, 1};

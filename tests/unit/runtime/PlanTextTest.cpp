@@ -213,9 +213,9 @@ TEST_CASE("plan text reports every malformed input with line and column", "[plan
   CHECK(errorOf(kHeader + kParams + "alloc 0 {" + std::string(2000, '(') + "}\nfree 0\nend\n") ==
         "5:10: the size in bytes is longer than 1024 characters");
   CHECK(errorOf(kHeader + kParams + "alloc 0 {" + std::string(500, '(') + "1" + std::string(499, ')') +
-                "}\nfree 0\nend\n") == "5:1010: in the size in bytes: expected ')'");
+                "}\nfree 0\nend\n") == "5:42: in the size in bytes: nested deeper than 32");
   CHECK(errorOf(kHeader + kParams + "alloc 0 {" + std::string(1000, '-') + "}\nfree 0\nend\n") ==
-        "5:1010: in the size in bytes: unexpected end");
+        "5:42: in the size in bytes: nested deeper than 32");
   // Launches.
   const std::string launch = "launch k cubin 0 grid {1} {1} {1} block 1 1 1 smem {0} args";
   CHECK(parsePlan(kHeader + kParams + launch + "\nend\n"));

@@ -159,6 +159,60 @@ TEST_CASE("Entry::launch accepts DLTensors directly and checks them", "[signatur
   wrong.dtype = {kDLFloat, 16, 1};
   CHECK_THROWS_AS(module.entry("rowdot").launch(nullptr, q, &q, &wrong), ArgumentError);
   CHECK_THROWS_AS(module.entry("rowdot").launch(nullptr, q, &q, &out), NoDriverError);
+
+  // A DLTensor tilec cannot take is an ArgumentError naming the parameter (it used to be a plain Error).
+  DLTensor lanes = out;
+  lanes.dtype = {kDLFloat, 32, 4};
+  try {
+    module.entry("rowdot").launch(nullptr, q, q, lanes);
+    FAIL("accepted");
+  } catch (const ArgumentError &error) {
+    CHECK(error.parameter() == "out");
+    CHECK_THAT(error.what(), Catch::Contains("argument #2 'out': DLPack tensors with 4 lanes"));
+  }
+  try {
+    module.entry("rowdot").launch(nullptr, q, static_cast<const DLTensor *>(nullptr), &out);
+    FAIL("accepted");
+  } catch (const ArgumentError &error) {
+    CHECK(error.parameter() == "k");
+  }
+}
+
+TEST_CASE("null data, overflowing shapes and missing DLPack shapes are rejected, not crashes", "[signature][dlpack]") {
+  Module module = attentionLikeModule();
+  const Entry &entry = module.entry("rowdot");
+  const TensorView k = bf16(100, 64), out = f32(100);
+  // [2^32, 2^32] elements: the count overflows int64 (it used to wrap to 0, so a null pointer passed).
+  std::int64_t huge[] = {std::int64_t(1) << 32, std::int64_t(1) << 32};
+  Signature anyShape({{"x", DType::F32, {DimSpec::any(), DimSpec::any()}}});
+  TensorView overflowing(nullptr, DType::F32, 2, huge, nullptr);
+  CHECK_THROWS_WITH(anyShape.check("e", &overflowing, 1), Catch::Contains("element count overflows"));
+  // data = NULL with a byte offset used to become pointer 0x40 and pass.
+  std::int64_t shape[] = {100, 64};
+  DLTensor offsetNull{nullptr, {kDLCUDA, 0}, 2, {kDLBfloat, 16, 1}, shape, nullptr, 64};
+  CHECK(TensorView::fromDLPack(offsetNull).data() == nullptr);
+  requireRejected(entry, {TensorView::fromDLPack(offsetNull), k, out}, "q", "data pointer is null");
+  // shape = NULL with ndim > 0 used to crash.
+  DLTensor noShape = offsetNull;
+  noShape.data = gDeviceMemory;
+  noShape.shape = nullptr;
+  CHECK_THROWS_WITH(TensorView::fromDLPack(noShape), Catch::Contains("has no shape"));
+  DLTensor badRank = noShape;
+  badRank.ndim = -1;
+  CHECK_THROWS_WITH(TensorView::fromDLPack(badRank), Catch::Contains("rank -1 is out of range"));
+}
+
+TEST_CASE("bool tensors travel as DLPack kDLBool (what PyTorch exports)", "[signature][dlpack]") {
+  std::int64_t shape[] = {8};
+  DLTensor flags{gDeviceMemory, {kDLCUDA, 0}, 1, {6 /* kDLBool, DLPack >= 0.8 */, 8, 1}, shape, nullptr, 0};
+  TensorView view = TensorView::fromDLPack(flags); // was rejected
+  CHECK(view.dtype() == DType::Bool);
+  DLTensor back{};
+  view.toDLPack(back);
+  CHECK(back.dtype.code == 6); // was exported as kDLUInt 8
+  CHECK(back.dtype.bits == 8);
+  flags.dtype = {kDLUInt, 1, 1}; // the older 1-bit unsigned spelling still reads as bool
+  CHECK(TensorView::fromDLPack(flags).dtype() == DType::Bool);
 }
 
 // GQA: q: bf16[B, kv * 4, 64], k: bf16[B, kv, 64] (what flash attention's `kv_heads * groups` lowers to), and a

@@ -34,6 +34,10 @@ public:
     std::string symbol;     // Symbol: the name; kept after binding to Dim, for messages
   };
 
+  // How deeply parse() lets parentheses, unary minus and function calls nest, and how many operands evaluate()
+  // may have pending: one limit, checked when text is parsed.
+  static constexpr int kMaxDepth = 32;
+
   Expr() : Expr(std::int64_t{0}) {}
   Expr(std::int64_t constant); // NOLINT: implicit, so that plans can say 128 for a constant extent
   Expr(int constant) : Expr(static_cast<std::int64_t>(constant)) {}

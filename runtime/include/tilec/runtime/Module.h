@@ -71,16 +71,18 @@ public:
   // launch(stream, a, b, c) with TensorView, DLTensor or DLTensor* arguments.
   template <typename... Args, typename = std::enable_if_t<(isLaunchArgument<Args> && ...)>>
   void launch(cu::Stream stream, const Args &...args) const {
-    TensorView views[] = {asView(args)...};
+    std::size_t index = 0;
+    TensorView views[] = {viewOf(index++, args)...}; // braced lists evaluate left to right
     launch(stream, views, sizeof...(Args));
   }
 
 private:
   friend class Module;
   Entry(const Module &module, EntrySpec spec);
-  static TensorView asView(const TensorView &view) { return view; }
-  static TensorView asView(const DLTensor &tensor);
-  static TensorView asView(const DLTensor *tensor);
+  // Argument #index as a view; a DLTensor tilec cannot take is an ArgumentError naming the parameter.
+  TensorView viewOf(std::size_t, const TensorView &view) const { return view; }
+  TensorView viewOf(std::size_t index, const DLTensor &tensor) const;
+  TensorView viewOf(std::size_t index, const DLTensor *tensor) const;
 
   const Module *module_;
   EntrySpec spec_;

@@ -52,7 +52,7 @@ public:
   const std::int64_t *shape() const { return shape_.data(); }
   const std::int64_t *strides() const { return strides_.data(); }
   DeviceRef device() const { return device_; }
-  std::int64_t numel() const;
+  std::int64_t numel() const; // 0 if any extent is 0 (or negative); -1 if the product overflows int64
   bool isContiguous() const;
   std::string describe() const; // "bf16[128, 64] on cuda:0"
 
