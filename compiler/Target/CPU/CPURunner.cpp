@@ -40,6 +40,24 @@ static uint16_t floatToBF16(float f) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
+/// A shape expression with the dims' names, for messages. (Printing the AffineExpr and substituting "s0", "s1", ...
+/// by text matched inside names such as "pos0" and inside "s10", and could loop forever.)
+static std::string renderShapeExpr(AffineExpr e, llvm::ArrayRef<std::string> names) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return std::to_string(c.getValue());
+  if (auto sym = dyn_cast<AffineSymbolExpr>(e))
+    return sym.getPosition() < names.size() ? names[sym.getPosition()] : "s" + std::to_string(sym.getPosition());
+  if (auto dim = dyn_cast<AffineDimExpr>(e))
+    return "d" + std::to_string(dim.getPosition());
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  const char *op = e.getKind() == AffineExprKind::Add        ? " + "
+                   : e.getKind() == AffineExprKind::Mul      ? " * "
+                   : e.getKind() == AffineExprKind::FloorDiv ? " floordiv "
+                   : e.getKind() == AffineExprKind::CeilDiv  ? " ceildiv "
+                                                             : " mod ";
+  return renderShapeExpr(bin.getLHS(), names) + op + renderShapeExpr(bin.getRHS(), names);
+}
+
 std::optional<DType> dtypeOf(Type t) {
   if (t.isBF16()) return DType::BF16;
   if (t.isF16()) return DType::F16;
@@ -163,8 +181,11 @@ llvm::Expected<std::unique_ptr<CPUModule>> CPUModule::compile(ModuleOp module) {
       return error("lowering to LLVM for the CPU failed:\n" + diagnostics);
   }
 
+  // ExecutionEngineOptions::transformer is a function_ref: the std::function it refers to must outlive create()
+  // (assigning the temporary directly left it dangling: a stack-use-after-scope in every CPU run, issue 15).
+  std::function<llvm::Error(llvm::Module *)> transformer = makeOptimizingTransformer(2, 0, nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = transformer;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)
     return engine.takeError();
@@ -276,14 +297,7 @@ llvm::Error CPUModule::run(llvm::StringRef name, std::vector<HostTensor *> args,
     for (unsigned d = 0; d < shape.getNumResults(); ++d) {
       int64_t expected = evalAffine(shape.getResult(d), symbols);
       if (args[i]->shape[d] != expected) {
-        std::string what;
-        llvm::raw_string_ostream os(what);
-        shape.getResult(d).print(os);
-        for (size_t s = 0; s < info->dimNames.size(); ++s) {
-          std::string sym = "s" + std::to_string(s);
-          for (size_t at; (at = what.find(sym)) != std::string::npos;)
-            what.replace(at, sym.size(), info->dimNames[s]);
-        }
+        std::string what = renderShapeExpr(shape.getResult(d), info->dimNames);
         return error("argument '" + info->argNames[i] + "' dimension " +
                      llvm::Twine(d) + " is " + llvm::Twine(args[i]->shape[d]) +
                      " but the signature says " + what + " = " +

@@ -239,3 +239,42 @@ TEST_CASE("atomics on the CPU: an entry checks its arguments before running",
   CHECK(launches == std::vector<std::string>{"histogram_T_to_f32", "histogram_main",
                                              "histogram_H_sum", "histogram_T_from_f32"});
 }
+
+// Regression: the message for a mismatched derived dim substituted "s0", "s1", ... textually, which never ended
+// for a dim named "pos0" (its own output matched again) and put s1's name inside "s10".
+TEST_CASE("the CPU runner names dims in shape messages, whatever they are called", "[cpu]") {
+  std::string names;
+  for (int i = 0; i < 11; ++i)
+    names += ", A" + std::to_string(i) + ": f32[s" + std::to_string(i) + "]";
+  const std::string source = "kernel k(X: f32[pos0], Y: f32[pos0 + 1]" + names +
+                             ", Z: f32[s10 * 2])\n  grid(1) threads(32) as (b):\n    pass\n";
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(source, "dims.tile");
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  mlir::MLIRContext context;
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  auto module = compileToTileIR(context, sourceMgr, CompileOptions{}, os);
+  INFO(diagnostics);
+  REQUIRE(module);
+  auto cpu = CPUModule::compile(*module);
+  REQUIRE(static_cast<bool>(cpu));
+  std::vector<HostTensor> tensors;
+  tensors.emplace_back(DType::F32, std::vector<int64_t>{4});
+  tensors.emplace_back(DType::F32, std::vector<int64_t>{7}); // should be pos0 + 1 = 5
+  for (int i = 0; i < 11; ++i)
+    tensors.emplace_back(DType::F32, std::vector<int64_t>{i + 1});
+  tensors.emplace_back(DType::F32, std::vector<int64_t>{22});
+  std::vector<HostTensor *> args;
+  for (auto &t : tensors)
+    args.push_back(&t);
+  auto err = (*cpu)->run("k", args);
+  REQUIRE(static_cast<bool>(err));
+  CHECK(llvm::toString(std::move(err)) == "argument 'Y' dimension 0 is 7 but the signature says pos0 + 1 = 5");
+  tensors[1] = HostTensor(DType::F32, {5});
+  tensors.back() = HostTensor(DType::F32, {21}); // should be s10 * 2 = 22
+  err = (*cpu)->run("k", args);
+  REQUIRE(static_cast<bool>(err));
+  CHECK(llvm::toString(std::move(err)) == "argument 'Z' dimension 0 is 21 but the signature says s10 * 2 = 22");
+}
+
