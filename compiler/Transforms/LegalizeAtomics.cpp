@@ -272,9 +272,36 @@ void KernelLegalizer::retypeToSplit(Destination &d) {
       region.getResult().replaceAllUsesWith(slice.getResult());
       region.erase();
     } else if (auto atomic = dyn_cast<AtomicAddOp>(user)) {
-      SmallVector<Value> indices = {index};
-      indices.append(atomic.getIndices().begin(), atomic.getIndices().end());
-      atomic.getIndicesMutable().assign(indices);
+      if (atomic.isElementForm()) {
+        SmallVector<Value> indices = {index};
+        indices.append(atomic.getIndices().begin(), atomic.getIndices().end());
+        atomic.getIndicesMutable().assign(indices);
+        continue;
+      }
+      // Region form into the whole tensor (`atomic_add(Y, t)`): into this block's slice of the partial buffer,
+      // a region of the tensor's extents (static ones, else the tile's, which the op says are the same).
+      SmallVector<int64_t> extents(old.getShape().begin(), old.getShape().end());
+      if (ShapedType::isDynamicShape(extents)) {
+        ArrayRef<int64_t> valueShape = isa<MemRefType>(atomic.getValue().getType())
+                                           ? cast<MemRefType>(atomic.getValue().getType()).getShape()
+                                           : cast<RegionType>(atomic.getValue().getType()).getShape();
+        if (valueShape.size() != extents.size()) {
+          atomic.emitError("split cannot slice a whole-tensor atomic_add whose tile has another rank than the "
+                           "tensor's dynamic shape; give the destination as a region");
+          continue;
+        }
+        for (auto [e, v] : llvm::zip(extents, valueShape))
+          if (ShapedType::isDynamic(e))
+            e = v;
+      }
+      OpBuilder rb(atomic);
+      Value zero = arith::ConstantIndexOp::create(rb, atomic.getLoc(), 0);
+      SmallVector<Value> offsets(extents.size() + 1, zero);
+      offsets[0] = index;
+      SmallVector<int64_t> sizes = {1};
+      sizes.append(extents.begin(), extents.end());
+      auto slice = RegionOp::create(rb, atomic.getLoc(), arg, offsets, sizes);
+      atomic.getDestMutable().assign(slice.getResult());
     }
   }
 }
