@@ -75,6 +75,24 @@ if step sanitize && [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && comma
       tee -a "$summary"
     ((status == 0)) || failures=$((failures + 1))
   done
+  # Software-pipelined loops long enough to reuse every buffer (seq 300: five 64-row blocks), 2 and 3 stages, forward
+  # and backward (the [sanitize] cases above run two iterations only).
+  for tool in memcheck racecheck; do
+    log="$out_dir/sanitizer-$tool-pipelined.log"
+    : >"$log"
+    status=0
+    for stages in 2 3; do
+      for kernel in fwd:attn_fwd bwd:attn_bwd; do
+        compute-sanitizer --tool "$tool" --error-exitcode 3 "$bundle_dir/bin/tilec" run \
+          "$bundle_dir/kernels/flash_attention/${kernel%%:*}.tile" --kernel "${kernel#*:}" --target cuda \
+          -D dim=64 -D groups=2 -D causal=true -D stages="$stages" --dim batch=1 --dim seq=300 --dim kv_heads=2 \
+          >>"$log" 2>&1 || status=$?
+      done
+    done
+    printf '%-28s exit %d  %s\n' "sanitizer $tool pipelined" "$status" \
+      "$(grep -c -E 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$log") of 4 runs clean" | tee -a "$summary"
+    ((status == 0)) || failures=$((failures + 1))
+  done
 fi
 if step sass && [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
   for kernel in fwd bwd; do

@@ -105,6 +105,27 @@ Form FormAnalysis::compute(Value v) {
     return inv ? Form::invariant() : Form::unknown();
   }
   Form l = get(op->getOperand(0)), r = get(op->getOperand(1));
+  // Every product and sum is checked: a wrapped coefficient could make colliding blocks look apart (an
+  // "exclusive" atomic that loses updates); on overflow a constant becomes unknown and a block form unknown, both
+  // conservative.
+  auto add = [](int64_t x, int64_t y) -> std::optional<int64_t> {
+    int64_t z;
+    if (__builtin_add_overflow(x, y, &z))
+      return std::nullopt;
+    return z;
+  };
+  auto subtract = [](int64_t x, int64_t y) -> std::optional<int64_t> {
+    int64_t z;
+    if (__builtin_sub_overflow(x, y, &z))
+      return std::nullopt;
+    return z;
+  };
+  auto multiply = [](int64_t x, int64_t y) -> std::optional<int64_t> {
+    int64_t z;
+    if (__builtin_mul_overflow(x, y, &z))
+      return std::nullopt;
+    return z;
+  };
   auto both = [&](auto fn) -> std::optional<int64_t> {
     if (l.constant && r.constant)
       return fn(*l.constant, *r.constant);
@@ -112,28 +133,30 @@ Form FormAnalysis::compute(Value v) {
   };
   if (isa<arith::AddIOp>(op)) {
     if (l.isInvariant() && r.isInvariant())
-      return Form::invariant(both([](int64_t x, int64_t y) { return x + y; }));
+      return Form::invariant(both(add));
     if (l.isBlock() && r.isInvariant())
       return Form::block(l.k, l.a, l.q, l.zeroOffset && r.isZero());
     if (r.isBlock() && l.isInvariant())
       return Form::block(r.k, r.a, r.q, r.zeroOffset && l.isZero());
     if (l.isBlock() && r.isBlock() && l.k == r.k && l.q == r.q)
-      return Form::block(l.k, l.a + r.a, l.q, l.zeroOffset && r.zeroOffset);
+      if (std::optional<int64_t> a = add(l.a, r.a))
+        return Form::block(l.k, *a, l.q, l.zeroOffset && r.zeroOffset);
     return Form::unknown();
   }
   if (isa<arith::SubIOp>(op)) {
     if (l.isInvariant() && r.isInvariant())
-      return Form::invariant(both([](int64_t x, int64_t y) { return x - y; }));
+      return Form::invariant(both(subtract));
     if (l.isBlock() && r.isInvariant())
       return Form::block(l.k, l.a, l.q, l.zeroOffset && r.isZero());
     return Form::unknown(); // c - a*b: a negative coefficient
   }
   if (isa<arith::MulIOp>(op)) {
     if (l.isInvariant() && r.isInvariant())
-      return Form::invariant(both([](int64_t x, int64_t y) { return x * y; }));
+      return Form::invariant(both(multiply));
     const Form &b = l.isBlock() ? l : r, &c = l.isBlock() ? r : l;
     if (b.isBlock() && c.isInvariant() && c.constant && *c.constant > 0)
-      return Form::block(b.k, b.a * *c.constant, b.q, b.zeroOffset);
+      if (std::optional<int64_t> a = multiply(b.a, *c.constant))
+        return Form::block(b.k, *a, b.q, b.zeroOffset);
     return Form::unknown();
   }
   if (isa<arith::DivSIOp, arith::FloorDivSIOp, arith::DivUIOp>(op)) {
@@ -145,7 +168,8 @@ Form FormAnalysis::compute(Value v) {
       if (l.a % g == 0)
         return Form::block(l.k, l.a / g, l.q, true);
       if (g % l.a == 0)
-        return Form::block(l.k, 1, l.q * (g / l.a), true);
+        if (std::optional<int64_t> q = multiply(l.q, g / l.a))
+          return Form::block(l.k, 1, *q, true);
     }
     return Form::unknown();
   }
@@ -230,7 +254,17 @@ AtomicConflict analyzeAtomicConflict(AtomicAddOp op, KernelOp kernel,
     Form f = forms.get(o);
     if (!f.isBlock() || f.a <= 0)
       continue;
-    int64_t p = f.q * ((s + f.a - 1) / f.a);
+    // The offsets a * (b floordiv q) of every block must be representable: index arithmetic wraps at 2^64, and
+    // wrapped offsets of different blocks can coincide (m * 2^62 is 0 again at m = 4). Blocks along a dynamic
+    // grid extent number at most 2^31 - 1. Otherwise, and if p = q * ceil(s / a) overflows, no period: the blocks
+    // along k are taken to collide (conservative).
+    int64_t lastBlock = (int64_t{1} << 31) - 2;
+    if (auto e = dyn_cast<AffineConstantExpr>(kernel.getGrid().getResult(f.k)))
+      lastBlock = std::max<int64_t>(e.getValue() - 1, 0);
+    int64_t span, p;
+    if (__builtin_mul_overflow(f.a, lastBlock / f.q, &span) || __builtin_add_overflow(span, s, &span) ||
+        __builtin_mul_overflow(f.q, (s - 1) / f.a + 1, &p))
+      continue;
     if (!period[f.k] || p < *period[f.k])
       period[f.k] = p;
   }
@@ -267,7 +301,8 @@ AtomicConflict analyzeAtomicConflict(AtomicAddOp op, KernelOp kernel,
     }
   int64_t total = 1;
   for (const GridCollision &c : result.collisions)
-    total = std::min<int64_t>(total * *c.splitExtent(), int64_t{1} << 40);
+    if (__builtin_mul_overflow(total, *c.splitExtent(), &total) || total > (int64_t{1} << 40))
+      total = int64_t{1} << 40;
   result.splitExtent = total;
   os << "blocks collide over ";
   llvm::interleave(
