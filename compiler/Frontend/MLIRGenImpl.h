@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <deque>
 #include <optional>
 
 namespace tilec::frontend {
@@ -143,7 +144,11 @@ public:
   const GenOptions &options;
   llvm::StringRef filename;
   mlir::ModuleOp module;
-  std::vector<llvm::StringMap<Binding>> scopes;
+  // A deque, not a vector: pushing a scope must not move the others, since callers hold `const Binding *` from
+  // lookup() across expression evaluation, which may push scopes (checkOnly). With a vector the reallocation copied
+  // the maps and left those pointers dangling (a use-after-free found by the ASan fuzzer; issue 13 #7). StringMap
+  // entries themselves never move when a map grows.
+  std::deque<llvm::StringMap<Binding>> scopes;
   unsigned loopDepth = 0;
 };
 

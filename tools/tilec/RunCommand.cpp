@@ -186,6 +186,14 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     }
   }
 
+  // Without a driver nothing can launch: say so before the (possibly long) CPU run of --check.
+  if (onGpu) {
+    try {
+      rt::Driver::load();
+    } catch (const rt::Error &error) {
+      return fail(error.what());
+    }
+  }
   std::vector<rt::HostTensor> tensors;
   try {
     tensors = rt::makeHostArguments(*signature, request);
