@@ -308,9 +308,19 @@ llvm::Error CPUModule::run(llvm::StringRef name, std::vector<HostTensor *> args,
   std::vector<int64_t> extents;
   for (AffineExpr e : info->grid.getResults())
     extents.push_back(evalAffine(e, symbols));
+  // The same limits as a GPU launch (runtime::Entry::resolve): a negative extent is an error, not an empty grid,
+  // and so is one no GPU could launch (which would also make the block list below absurdly large).
   int64_t blocks = 1;
-  for (int64_t e : extents)
-    blocks *= std::max<int64_t>(e, 0);
+  for (auto [k, e] : llvm::enumerate(extents)) {
+    int64_t limit = k == 0 ? (int64_t{1} << 31) - 1 : 65535;
+    if (e < 0 || e > limit)
+      return error("grid extent " + llvm::Twine(k) + " of kernel '" + info->name + "' is " + llvm::Twine(e) +
+                   " for these arguments; it must be in 0.." + llvm::Twine(limit));
+    blocks *= e;
+    if (blocks > (int64_t{1} << 32))
+      return error("kernel '" + info->name + "' would run " + llvm::Twine(blocks) +
+                   "+ blocks on the CPU backend; more than it runs (2^32)");
+  }
   std::vector<int64_t> order(blocks);
   std::iota(order.begin(), order.end(), 0);
   if (options.shuffleBlocks) {
