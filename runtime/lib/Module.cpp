@@ -28,8 +28,9 @@ struct Module::Loaded {
   std::vector<cu::ModuleHandle> modules;
   struct Function {
     cu::Function handle = nullptr;
-    // Atomic because concurrent launches of one entry may both raise it (cuFuncSetAttribute itself is idempotent).
+    // Raised only under optInMutex (monotonic); read without it on the fast path.
     std::atomic<std::int64_t> sharedOptedIn{kDefaultSharedLimit};
+    std::mutex optInMutex;
   };
   std::map<const LaunchStep *, Function> functions;
 };
@@ -144,6 +145,18 @@ std::vector<ResolvedStep> Entry::resolve(const TensorView *args, std::size_t cou
       if (out.dynamicSharedBytes < 0)
         throw PlanError(fmt::format("entry '{}', kernel '{}': dynamic shared memory evaluates to {} bytes",
                                     spec_.name, launch.function, out.dynamicSharedBytes));
+      // Scalar arguments here, not while launching: a value out of range must fail before the first enqueue.
+      for (std::size_t i = 0; i < launch.args.size(); ++i) {
+        const KernelArg &arg = launch.args[i];
+        if (arg.kind != KernelArg::Kind::I32 && arg.kind != KernelArg::Kind::I64)
+          continue;
+        std::int64_t value = arg.value.evaluate(args, count);
+        if (arg.kind == KernelArg::Kind::I32 &&
+            (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max()))
+          throw PlanError(fmt::format("entry '{}', kernel '{}': i32 argument {} = '{}' is {}, out of range",
+                                      spec_.name, launch.function, i, arg.value.toString(), value));
+        out.scalars.push_back(value);
+      }
       resolved.push_back(out);
     }
   }
@@ -160,6 +173,14 @@ void Entry::launch(cu::Stream stream, const TensorView *args, std::size_t count)
                         fmt::format("entry '{}': arguments are on cuda:{}, but the current CUDA context is on "
                                     "device {}",
                                     spec_.name, args[0].device().ordinal, loaded.device));
+
+  // Everything that can fail does so before the first enqueue: the shared-memory limit is the device's, known now.
+  for (const ResolvedStep &step : steps)
+    if (step.kind == ResolvedStep::Kind::Launch && step.dynamicSharedBytes > loaded.sharedOptinLimit)
+      throw PlanError(fmt::format("entry '{}', kernel '{}': needs {} bytes of dynamic shared memory, the device "
+                                  "allows at most {}",
+                                  spec_.name, step.launch->function, step.dynamicSharedBytes,
+                                  loaded.sharedOptinLimit));
 
   // Workspaces still live when a step fails are released on the stream, so a failed launch leaks nothing.
   struct Workspaces {
@@ -195,19 +216,20 @@ void Entry::launch(cu::Stream stream, const TensorView *args, std::size_t count)
       if (step.grid[0] == 0 || step.grid[1] == 0 || step.grid[2] == 0)
         break; // empty problem (a zero dim): nothing to do
       Module::Loaded::Function &function = loaded.functions.at(&launch);
-      if (step.dynamicSharedBytes > function.sharedOptedIn) {
-        if (step.dynamicSharedBytes > loaded.sharedOptinLimit)
-          throw PlanError(fmt::format("entry '{}', kernel '{}': needs {} bytes of dynamic shared memory, the "
-                                      "device allows at most {}",
-                                      spec_.name, launch.function, step.dynamicSharedBytes,
-                                      loaded.sharedOptinLimit));
-        driver.check(api.cuFuncSetAttribute(function.handle, cu::kFuncAttributeMaxDynamicSharedSizeBytes,
-                                            static_cast<int>(step.dynamicSharedBytes)),
-                     "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-        function.sharedOptedIn = step.dynamicSharedBytes;
+      if (step.dynamicSharedBytes > function.sharedOptedIn.load()) {
+        // Check, set and record under one lock, and only ever upwards: two launches needing different sizes used to
+        // race, and the recorded size could end above the driver's attribute (every later large launch failing).
+        std::lock_guard<std::mutex> lock(function.optInMutex);
+        if (step.dynamicSharedBytes > function.sharedOptedIn.load()) {
+          driver.check(api.cuFuncSetAttribute(function.handle, cu::kFuncAttributeMaxDynamicSharedSizeBytes,
+                                              static_cast<int>(step.dynamicSharedBytes)),
+                       "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+          function.sharedOptedIn.store(step.dynamicSharedBytes);
+        }
       }
       std::uint64_t storage[kMaxKernelArgs];
       void *params[kMaxKernelArgs];
+      std::size_t scalar = 0;
       for (std::size_t i = 0; i < launch.args.size(); ++i) {
         const KernelArg &arg = launch.args[i];
         params[i] = &storage[i];
@@ -218,17 +240,13 @@ void Entry::launch(cu::Stream stream, const TensorView *args, std::size_t count)
         case KernelArg::Kind::Workspace:
           storage[i] = workspaces.pointers[arg.index];
           break;
-        case KernelArg::Kind::I32: {
-          std::int64_t value = arg.value.evaluate(args, count);
-          if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max())
-            throw PlanError(fmt::format("entry '{}', kernel '{}': i32 argument {} = '{}' is {}, out of range",
-                                        spec_.name, launch.function, i, arg.value.toString(), value));
-          std::int32_t narrow = static_cast<std::int32_t>(value);
+        case KernelArg::Kind::I32: { // evaluated and range-checked by resolve()
+          std::int32_t narrow = static_cast<std::int32_t>(step.scalars[scalar++]);
           std::memcpy(&storage[i], &narrow, sizeof narrow);
           break;
         }
         case KernelArg::Kind::I64: {
-          std::int64_t value = arg.value.evaluate(args, count);
+          std::int64_t value = step.scalars[scalar++];
           std::memcpy(&storage[i], &value, sizeof value);
           break;
         }

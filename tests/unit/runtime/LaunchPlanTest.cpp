@@ -169,3 +169,26 @@ TEST_CASE("a module lists its entries when asked for a missing one", "[plan]") {
   Module module({fakeCubin()}, std::move(entries), "/nonexistent/libcuda.so.1");
   CHECK_THROWS_WITH(module.entry("gemm"), Catch::Contains("no entry 'gemm' (entries: splitk_gemm)"));
 }
+
+// Regression (issue 11 #3): i32 kernel arguments were evaluated only while launching, after earlier steps (a workspace,
+// a kernel) were enqueued. resolve() evaluates and checks them now, so launch() fails before its first enqueue.
+TEST_CASE("scalar kernel arguments are evaluated and range-checked by resolve", "[plan]") {
+  EntrySpec spec;
+  spec.name = "scaled";
+  spec.signature = Signature({{"x", DType::F32, {"N"}}});
+  int ws = spec.plan.alloc("N * 4");
+  spec.plan.launch({0, "first", {1, 1, 1}, {32, 1, 1}, 0, {KernelArg::tensor(0), KernelArg::workspace(ws)}});
+  spec.plan.launch({0, "second", {1, 1, 1}, {32, 1, 1}, 0,
+                    {KernelArg::i64(Expr::parse("N * 3")), KernelArg::tensor(0), KernelArg::i32(Expr::parse("N * 4096"))}});
+  spec.plan.free(ws);
+  std::vector<EntrySpec> entries;
+  entries.push_back(std::move(spec));
+  Module module({fakeCubin()}, std::move(entries), "/nonexistent/libcuda.so.1");
+  const Entry &entry = module.entry("scaled");
+  auto steps = entry.resolve({TensorView(gDeviceMemory, DType::F32, {1000})});
+  CHECK(steps[2].scalars == std::vector<std::int64_t>{3000, 4096000});
+  CHECK_THROWS_WITH(entry.resolve({TensorView(gDeviceMemory, DType::F32, {1000000})}),
+                    Catch::Contains("i32 argument 2 = '(N * 4096)' is 4096000000, out of range"));
+  // launch() resolves first: the plan error comes before any driver work (no driver here at all).
+  CHECK_THROWS_AS(entry.launch(nullptr, {TensorView(gDeviceMemory, DType::F32, {1000000})}), PlanError);
+}

@@ -37,6 +37,7 @@ struct ResolvedStep {
   const LaunchStep *launch = nullptr;
   std::array<std::int64_t, 3> grid{};
   std::int64_t dynamicSharedBytes = 0;
+  std::vector<std::int64_t> scalars; // Launch: each i32 / i64 kernel argument's value, in argument order (i32 checked)
 };
 
 class Module;
@@ -55,8 +56,10 @@ public:
   // Throws ArgumentError when an argument does not fit the signature. Needs no GPU.
   void check(const TensorView *args, std::size_t count) const;
   void check(std::initializer_list<TensorView> args) const { check(args.begin(), args.size()); }
-  // Checks the arguments and evaluates every step's sizes and grid. Throws ArgumentError / PlanError (a grid
-  // extent that is not in 1..2^31-1 for x or 1..65535 for y and z, a negative workspace size). Needs no GPU.
+  // Checks the arguments and evaluates every step's sizes, grid and scalar kernel arguments. Throws ArgumentError /
+  // PlanError (a grid extent that is not in 0..2^31-1 for x or 0..65535 for y and z, a negative workspace size, an
+  // i32 argument out of range). Needs no GPU. launch() also checks, before enqueueing anything, each step's dynamic
+  // shared memory against the device's limit.
   std::vector<ResolvedStep> resolve(const TensorView *args, std::size_t count) const;
   std::vector<ResolvedStep> resolve(std::initializer_list<TensorView> args) const {
     return resolve(args.begin(), args.size());
