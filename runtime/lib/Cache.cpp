@@ -199,10 +199,36 @@ std::optional<Cubin> DiskCache::deserialize(const std::string &bytes, const std:
 }
 
 std::optional<Cubin> DiskCache::load(const std::string &key) const {
-  std::ifstream file(entryPath(key), std::ios::binary);
-  if (!file)
+  // Plain POSIX reads of regular files only: an entry that is a directory made std::ifstream throw past Error
+  // (terminate), and a FIFO blocked the open forever. O_NONBLOCK keeps a FIFO's open from waiting for a writer; it
+  // is then refused by the regular-file check. Any odd or unreadable entry only costs the cache.
+  int fd = open(entryPath(key).c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
     return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  struct stat info {};
+  constexpr off_t kMaxEntryBytes = off_t{1} << 30;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size > kMaxEntryBytes) {
+    close(fd);
+    ++corruptEntries_;
+    return std::nullopt;
+  }
+  std::string bytes;
+  bytes.reserve(static_cast<std::size_t>(info.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0 || static_cast<off_t>(bytes.size()) + got > kMaxEntryBytes) {
+      close(fd);
+      ++corruptEntries_;
+      return std::nullopt;
+    }
+    if (got == 0)
+      break;
+    bytes.append(buffer, static_cast<std::size_t>(got));
+  }
+  close(fd);
   std::string problem;
   std::optional<Cubin> cubin = deserialize(bytes, key, problem);
   if (!cubin)

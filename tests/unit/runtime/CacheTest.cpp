@@ -8,6 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <sys/stat.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -294,4 +297,22 @@ TEST_CASE("two processes compiling the same key into one cache directory both su
   CompileResult result = runtime.compile(std::string(kTilecCacheRaceSource) + "// race\n", {"sm_90a"});
   CHECK(result.source == CacheSource::Disk);
   CHECK(runtime.cache().disk()->corruptEntries() == 0);
+}
+
+// Regression (issue 11 #2): an entry that is a directory made load() throw std::ios_base::failure past Error (the
+// process terminated), and an entry that is a FIFO blocked it forever. Odd entries are misses now.
+TEST_CASE("odd disk-cache entries (a directory, a FIFO) are misses, not crashes or hangs", "[cache]") {
+  tilec::testing::TempDir dir;
+  DiskCache cache(dir.path());
+  Cubin cubin{{'\x7f', 'E', 'L', 'F'}, "sm_90a", "log", {"--gpu-architecture=sm_90a"}};
+  REQUIRE(std::filesystem::create_directories(cache.entryPath("key-dir")));
+  CHECK_FALSE(cache.load("key-dir"));
+  REQUIRE(mkfifo(cache.entryPath("key-fifo").c_str(), 0600) == 0);
+  CHECK_FALSE(cache.load("key-fifo")); // returns at once: no writer is waited for
+  CHECK(cache.corruptEntries() == 2);
+  // A regular entry next to them still round-trips.
+  REQUIRE(cache.store("key-ok", cubin));
+  auto loaded = cache.load("key-ok");
+  REQUIRE(loaded);
+  CHECK(loaded->image == cubin.image);
 }
