@@ -41,6 +41,12 @@ CompileResult Runtime::compile(const std::string &source, CompileOptions options
                                       error.what()));
     }
   }
+  // A compile that reads headers from the host's disk (an include path or a pre-included file) depends on files the
+  // key cannot cover without preprocessing: it bypasses both caches (key "") rather than return a stale CUBIN.
+  for (const std::string &flag : options.flags)
+    if (flag.rfind("-I", 0) == 0 || flag.rfind("--include-path", 0) == 0 || flag.rfind("-include", 0) == 0 ||
+        flag.rfind("--pre-include", 0) == 0)
+      return {std::make_shared<const Cubin>(compiler_.compile(source, options)), CacheSource::Compiled, ""};
   std::string key = cacheKey(source, compiler_.nvrtcOptions(options), options.arch, compiler_.nvrtcVersion());
   KernelCache::Lookup lookup = cache_.getOrCompile(key, [&] { return compiler_.compile(source, options); });
   return {std::move(lookup.cubin), lookup.source, std::move(key)};

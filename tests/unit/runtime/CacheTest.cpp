@@ -316,3 +316,26 @@ TEST_CASE("odd disk-cache entries (a directory, a FIFO) are misses, not crashes 
   REQUIRE(loaded);
   CHECK(loaded->image == cubin.image);
 }
+
+// Regression (issue 11 #1): a header included from the host's disk (-I dir) is not in the cache key, so changing it
+// returned the old CUBIN byte for byte. Such compiles bypass the caches now.
+TEST_CASE("compiles that read headers from disk are never served stale", "[cache]") {
+  TempDir directory, headers;
+  auto writeHeader = [&](int value) {
+    std::ofstream(headers.path() + "/scale.h") << "#define SCALE " << value << "\n";
+  };
+  const std::string source = "#include \"scale.h\"\n"
+                             "extern \"C\" __global__ void scale(float *x) { x[threadIdx.x] *= SCALE; }\n";
+  Runtime runtime(cachedIn(directory.path()));
+  CompileOptions options{"sm_90a", {"-I" + headers.path()}};
+  writeHeader(3);
+  CompileResult first = runtime.compile(source, options);
+  writeHeader(5);
+  CompileResult second = runtime.compile(source, options);
+  CHECK(first.source == CacheSource::Compiled);
+  CHECK(second.source == CacheSource::Compiled);
+  CHECK(second.key.empty());
+  CHECK(first.cubin->image != second.cubin->image); // SCALE changed, so the code did
+  CHECK(runtime.cache().stats().compiles == 0);      // nothing went through the caches
+}
+
