@@ -92,10 +92,7 @@ void Signature::check(const std::string &entryName, const TensorView *args, std:
   for (std::size_t p = 0; p < params_.size(); ++p) {
     const ParamSpec &param = params_[p];
     const TensorView &arg = args[p];
-    auto reject = [&](const std::string &problem) {
-      throw ArgumentError(param.name, fmt::format("entry '{}', argument #{} '{}' ({}): {}; expected {}", entryName,
-                                                  p, param.name, arg.describe(), problem, param.toString()));
-    };
+    auto reject = [&](const std::string &problem) { rejectArgument(entryName, args, p, problem); };
     if (arg.device().kind != DeviceKind::CUDA)
       reject(fmt::format("tensor is on {}, not on a CUDA device", describe(arg.device())));
     if (arg.device() != args[0].device())
@@ -120,15 +117,6 @@ void Signature::check(const std::string &entryName, const TensorView *args, std:
                              extent, originParam, params_[originParam].name, originAxis, dim.name, bound));
       }
     }
-  }
-  checkDerived(entryName, args);
-  for (std::size_t p = 0; p < params_.size(); ++p) {
-    const ParamSpec &param = params_[p];
-    const TensorView &arg = args[p];
-    auto reject = [&](const std::string &problem) {
-      throw ArgumentError(param.name, fmt::format("entry '{}', argument #{} '{}' ({}): {}; expected {}", entryName,
-                                                  p, param.name, arg.describe(), problem, param.toString()));
-    };
     if (arg.numel() < 0)
       reject("its element count overflows 64 bits");
     if (arg.data() == nullptr && arg.numel() != 0)
@@ -142,6 +130,14 @@ void Signature::check(const std::string &entryName, const TensorView *args, std:
       reject(fmt::format("strides [{}] are not contiguous row-major", strides));
     }
   }
+  checkDerived(entryName, args); // every rank is right by now: the expressions may read any argument's dims
+}
+
+void Signature::rejectArgument(const std::string &entryName, const TensorView *args, std::size_t p,
+                               const std::string &problem) const {
+  const ParamSpec &param = params_[p];
+  throw ArgumentError(param.name, fmt::format("entry '{}', argument #{} '{}' ({}): {}; expected {}", entryName, p,
+                                              param.name, args[p].describe(), problem, param.toString()));
 }
 
 void Signature::checkDerived(const std::string &entryName, const TensorView *args) const {
@@ -152,11 +148,7 @@ void Signature::checkDerived(const std::string &entryName, const TensorView *arg
       if (dim.kind != DimSpec::Kind::Derived)
         continue;
       const Expr &bound = boundDerived_[next++];
-      const ParamSpec &param = params_[p];
-      auto reject = [&](const std::string &problem) {
-        throw ArgumentError(param.name, fmt::format("entry '{}', argument #{} '{}' ({}): {}; expected {}", entryName,
-                                                    p, param.name, args[p].describe(), problem, param.toString()));
-      };
+      auto reject = [&](const std::string &problem) { rejectArgument(entryName, args, p, problem); };
       std::int64_t want = 0;
       try {
         want = bound.evaluate(args, params_.size());

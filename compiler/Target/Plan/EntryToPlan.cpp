@@ -19,6 +19,31 @@ static llvm::Error lowerError(tile::EntryOp entry, const llvm::Twine &message) {
                                      message);
 }
 
+/// An affine expression as a runtime Expr, each symbol given by `symbol` (nothing if a symbol or an operation has
+/// no Expr form).
+static std::optional<Expr>
+affineToExpr(AffineExpr e, llvm::function_ref<std::optional<Expr>(unsigned)> symbol) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return Expr(c.getValue());
+  if (auto s = dyn_cast<AffineSymbolExpr>(e))
+    return symbol(s.getPosition());
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  std::optional<Expr> l = affineToExpr(bin.getLHS(), symbol);
+  std::optional<Expr> r = affineToExpr(bin.getRHS(), symbol);
+  if (!l || !r)
+    return std::nullopt;
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return *l + *r;
+  case AffineExprKind::Mul: return *l * *r;
+  case AffineExprKind::FloorDiv: return floordiv(*l, *r);
+  case AffineExprKind::CeilDiv: return ceildiv(*l, *r);
+  case AffineExprKind::Mod: return mod(*l, *r);
+  default: return std::nullopt;
+  }
+}
+
 llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
                                                      int cubin) {
   runtime::LaunchPlan plan;
@@ -82,26 +107,8 @@ llvm::Expected<runtime::LaunchPlan> lowerEntryToPlan(tile::EntryOp entry,
                                        " needs a dim the plan does not know");
         symbols.push_back(*e);
       }
-      std::function<std::optional<Expr>(AffineExpr)> lower =
-          [&](AffineExpr e) -> std::optional<Expr> {
-        if (auto c = dyn_cast<AffineConstantExpr>(e))
-          return Expr(c.getValue());
-        if (auto s = dyn_cast<AffineSymbolExpr>(e))
-          return symbols[s.getPosition()];
-        auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-        if (!bin)
-          return std::nullopt;
-        std::optional<Expr> l = lower(bin.getLHS()), r = lower(bin.getRHS());
-        if (!l || !r)
-          return std::nullopt;
-        switch (e.getKind()) {
-        case AffineExprKind::Add: return *l + *r;
-        case AffineExprKind::Mul: return *l * *r;
-        case AffineExprKind::FloorDiv: return floordiv(*l, *r);
-        case AffineExprKind::CeilDiv: return ceildiv(*l, *r);
-        case AffineExprKind::Mod: return mod(*l, *r);
-        default: return std::nullopt;
-        }
+      auto lower = [&](AffineExpr e) {
+        return affineToExpr(e, [&](unsigned s) -> std::optional<Expr> { return symbols[s]; });
       };
       AffineMap grid = kernel.getGrid();
       for (unsigned i = 0; i < grid.getNumResults() && i < 3; ++i) {
@@ -172,30 +179,13 @@ static std::optional<runtime::DType> runtimeDType(Type t) {
   return std::nullopt;
 }
 
-/// A derived dimension's affine expression over the named dims, as runtime Expr text over their names.
+/// A derived dimension's affine expression over the named dims, as a runtime Expr over their names.
 static std::optional<Expr> derivedDim(AffineExpr e, ArrayAttr dimNames) {
-  if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return Expr(c.getValue());
-  if (auto s = dyn_cast<AffineSymbolExpr>(e)) {
-    if (!dimNames || s.getPosition() >= dimNames.size())
+  return affineToExpr(e, [&](unsigned s) -> std::optional<Expr> {
+    if (!dimNames || s >= dimNames.size())
       return std::nullopt;
-    return Expr::symbol(cast<StringAttr>(dimNames[s.getPosition()]).str());
-  }
-  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-  if (!bin)
-    return std::nullopt;
-  std::optional<Expr> l = derivedDim(bin.getLHS(), dimNames);
-  std::optional<Expr> r = derivedDim(bin.getRHS(), dimNames);
-  if (!l || !r)
-    return std::nullopt;
-  switch (e.getKind()) {
-  case AffineExprKind::Add: return *l + *r;
-  case AffineExprKind::Mul: return *l * *r;
-  case AffineExprKind::FloorDiv: return floordiv(*l, *r);
-  case AffineExprKind::CeilDiv: return ceildiv(*l, *r);
-  case AffineExprKind::Mod: return mod(*l, *r);
-  default: return std::nullopt;
-  }
+    return Expr::symbol(cast<StringAttr>(dimNames[s]).str());
+  });
 }
 
 llvm::Expected<runtime::Signature> lowerSignature(Operation *op,

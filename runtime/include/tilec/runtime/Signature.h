@@ -72,6 +72,9 @@ private:
   // Each Derived dim's expression with its names bound to their origins (Expr::dim), in parameter and axis order.
   std::vector<Expr> boundDerived_;
   void checkDerived(const std::string &entryName, const TensorView *args) const;
+  // Throws the ArgumentError of argument #p: "entry 'e', argument #p 'name' (what it is): problem; expected ...".
+  [[noreturn]] void rejectArgument(const std::string &entryName, const TensorView *args, std::size_t p,
+                                   const std::string &problem) const;
 };
 
 } // namespace tilec::runtime
