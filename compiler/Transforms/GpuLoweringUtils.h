@@ -102,8 +102,10 @@ inline int64_t knownDivisor(mlir::Value v) {
 /// The elements per 16-byte chunk when `copy` can move whole 16-byte chunks from a global tensor into a whole
 /// shared tile (same dtype, pad 0, every chunk inside one row of both and 16-byte aligned in the tensor as far as
 /// its static shape and the region's offsets show); 0 when it cannot. The CUDA emitter's vector path and the
-/// multi-buffering of pipelined loops (cp.async moves 16-byte chunks) both ask this.
-inline int64_t vectorCopyElements(tile::CopyOp copy) {
+/// multi-buffering of pipelined loops (cp.async moves 16-byte chunks) both ask this. With `dynamicLast`, a tensor
+/// whose last dim is dynamic also qualifies and `*dynamicLast` says so: the caller must then check at run time that
+/// the extent is a multiple of the chunk (the rows' starts are then 16-byte aligned too).
+inline int64_t vectorCopyElements(tile::CopyOp copy, bool *dynamicLast = nullptr) {
   mlir::Value source = copy.getSource(), target = copy.getTarget();
   mlir::Value global = baseBuffer(source);
   if (!isIn(global, tile::MemorySpace::Global) || !isIn(target, tile::MemorySpace::Shared) ||
@@ -131,12 +133,15 @@ inline int64_t vectorCopyElements(tile::CopyOp copy) {
     return out;
   };
   int64_t last = g.getShape().back();
-  if (mlir::ShapedType::isDynamic(last) || last % vec != 0 || window.back() % vec != 0 ||
+  bool dynamic = mlir::ShapedType::isDynamic(last);
+  if ((dynamic && !dynamicLast) || (!dynamic && last % vec != 0) || window.back() % vec != 0 ||
       s.getShape().back() % vec != 0 || window.back() != s.getShape().back() ||
       squeeze(window) != squeeze(s.getShape()))
     return 0;
   if (region && knownDivisor(region.getOffsets().back()) % vec != 0)
     return 0;
+  if (dynamicLast)
+    *dynamicLast = dynamic;
   return vec;
 }
 

@@ -20,6 +20,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <limits>
+
 namespace tilec {
 #define GEN_PASS_DEF_INFERLAYOUTS
 #include "tilec/Transforms/Passes.h.inc"
@@ -47,6 +49,8 @@ public:
   KernelLayouts(KernelOp kernel) : kernel(kernel), threads(kernel.getThreads()) {}
 
   LogicalResult run() {
+    if (failed(checkSizes()))
+      return failure();
     kernel.walk([&](AllocOp alloc) {
       auto space = getMemorySpaceOf(alloc.getType());
       if (space == MemorySpace::Fragment || space == MemorySpace::Local)
@@ -71,6 +75,46 @@ public:
 private:
   KernelOp kernel;
   int64_t threads;
+
+  /// Register tiles live in the threads' registers, and a parallel loop's iterations are spread over them: sizes
+  /// past what a block's registers (64K 32-bit registers per SM) could ever hold are refused here, before the layout
+  /// questions below enumerate their elements.
+  LogicalResult checkSizes() {
+    constexpr int64_t kMaxRegisterTileElements = int64_t(1) << 16;
+    constexpr int64_t kMaxParallelIterations = int64_t(1) << 17;
+    auto count = [](ArrayRef<int64_t> shape) {
+      int64_t n = 1;
+      for (int64_t d : shape)
+        if (d <= 0 || __builtin_mul_overflow(n, d, &n))
+          return std::numeric_limits<int64_t>::max();
+      return n;
+    };
+    LogicalResult result = success();
+    kernel.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<AllocOp>(op)) {
+        auto space = getMemorySpaceOf(alloc.getType());
+        if ((space == MemorySpace::Fragment || space == MemorySpace::Local) &&
+            count(getShapeOf(alloc.getType())) > kMaxRegisterTileElements) {
+          alloc.emitError() << "this register tile has " << count(getShapeOf(alloc.getType()))
+                            << " elements; the GPU lowering holds register tiles in the threads' registers and "
+                               "supports at most "
+                            << kMaxRegisterTileElements << " per block";
+          result = failure();
+        }
+      } else if (auto loop = dyn_cast<ParallelOp>(op)) {
+        int64_t n = count(loop.getExtents());
+        if (n > kMaxParallelIterations) {
+          loop.emitError() << "this parallel loop has " << n
+                           << " iterations; the GPU lowering spreads them over the block's threads and supports at "
+                              "most "
+                           << kMaxParallelIterations;
+          result = failure();
+        }
+      }
+    });
+    return result;
+  }
+
   SmallVector<Value> tiles;
   llvm::DenseMap<Value, FragmentLayout> layouts;
 

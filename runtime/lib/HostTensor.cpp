@@ -278,4 +278,18 @@ double relativeError(const HostTensor &a, const HostTensor &b) {
   return std::sqrt(difference / norm);
 }
 
+double defaultComparisonTolerance(DType dtype) {
+  switch (dtype) {
+  case DType::BF16:
+    return 2e-2;
+  case DType::F16:
+    return 5e-3;
+  case DType::F32:
+  case DType::F64:
+    return 1e-3;
+  default:
+    return 0;
+  }
+}
+
 } // namespace tilec::runtime

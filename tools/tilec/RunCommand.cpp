@@ -50,22 +50,6 @@ bool splitPairs(const std::vector<std::string> &items, StringRef flag, std::map<
   return true;
 }
 
-/// The default --check tolerance: a few roundings of the output's dtype (bf16 keeps 8 bits, f16 11), and for
-/// wider floats what differing summation orders and exp approximations leave. Integers and bools are exact.
-double defaultTolerance(rt::DType dtype) {
-  switch (dtype) {
-  case rt::DType::BF16:
-    return 2e-2;
-  case rt::DType::F16:
-    return 5e-3;
-  case rt::DType::F32:
-  case rt::DType::F64:
-    return 1e-3;
-  default:
-    return 0;
-  }
-}
-
 /// One compiled form of the kernel: its module and the entry (or kernel) to run.
 struct Compiled {
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -267,7 +251,7 @@ int tilec::runCommand(const RunCommandOptions &opts) {
                       shapeText(tensors[i].shape));
     if (!references.empty()) {
       double error = rt::relativeError(tensors[i], references[i]);
-      double tolerance = opts.tolerance > 0 ? opts.tolerance : defaultTolerance(tensors[i].dtype);
+      double tolerance = opts.tolerance > 0 ? opts.tolerance : rt::defaultComparisonTolerance(tensors[i].dtype);
       bool ok = error <= tolerance; // NaN fails
       mismatch |= !ok;
       outs() << formatv("  {0}: {1:e2} {2} {3:e1}{4}", against, error, ok ? "<=" : "> ", tolerance,

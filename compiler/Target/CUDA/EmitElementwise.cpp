@@ -9,31 +9,6 @@ using namespace tilec::tile;
 
 namespace tilec::cuda {
 
-namespace {
-
-bool isWhole(Value operand) { return !operand.getDefiningOp<RegionOp>(); }
-
-bool isDistributed(const Buffer &b) { return b.layout && !b.layout->isReplicated(); }
-
-std::vector<int64_t> squeeze(const std::vector<int64_t> &s) {
-  std::vector<int64_t> out;
-  for (int64_t e : s)
-    if (e != 1)
-      out.push_back(e);
-  return out;
-}
-
-} // namespace
-
-/// Squeezed coordinates of a driver that iterates a buffer's full shape.
-static std::vector<std::string> squeezeCoords(const std::vector<int64_t> &shape, const std::vector<std::string> &c) {
-  std::vector<std::string> out;
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (shape[d] != 1)
-      out.push_back(c[d]);
-  return out;
-}
-
 std::string KernelEmitter::readElement(const TileRef &r, const std::vector<std::string> &coords,
                                        const SlotLoop &loop) {
   const Buffer &b = *r.buffer;
@@ -92,13 +67,6 @@ std::string writeElement(KernelEmitter &e, const TileRef &r, const std::vector<s
   }
   std::string stmt = target + " = " + valueExpr + ";";
   return guard.empty() ? stmt : "if (" + guard + ") " + stmt;
-}
-
-/// The layout an op over a tile of `shape` (squeezed) runs by when no distributed fragment drives it: every thread
-/// takes part, one element at a time; a replicated target needs every thread to produce every element.
-static FragmentLayout plainDriver(const std::vector<int64_t> &shape, int64_t threads, bool everyThread) {
-  std::vector<int64_t> s = shape.empty() ? std::vector<int64_t>{1} : shape;
-  return everyThread ? FragmentLayout::replicated(s, threads) : FragmentLayout::blocked(s, threads, 1);
 }
 
 LogicalResult KernelEmitter::emitParallel(ParallelOp loop) {
@@ -178,90 +146,6 @@ LogicalResult KernelEmitter::emitElementAccess(Operation *op) {
       stmt = "if (" + guard + ") " + stmt;
   }
   line() << stmt << "\n";
-  return success();
-}
-
-/// 16-byte copies from a global region into a whole shared tile of the same dtype, when every 16-byte chunk is
-/// either entirely inside the tensor or entirely outside it: the tensor's last dim is static and a multiple of the
-/// chunk, the region's offset along it is a known multiple of the chunk, and the window spans whole chunks.
-static bool emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst) {
-  const Buffer &g = *src.buffer, &s = *dst.buffer;
-  int64_t vec = gpu::vectorCopyElements(copy);
-  if (vec == 0)
-    return false;
-  std::vector<int64_t> shape = squeeze(s.shape);
-  int64_t elements = 1;
-  for (int64_t x : shape)
-    elements *= x;
-  int64_t chunks = elements / vec, iterations = (chunks + e.threads - 1) / e.threads;
-  std::string it = e.fresh("it");
-  e.open("{ // copy " + gpu::nameOf(copy.getSource()) + " -> " + s.var + ": 16-byte vectors, " +
-         std::to_string(chunks) + " chunks");
-  e.line() << "#pragma unroll\n";
-  e.open("for (int " + it + " = 0; " + it + " < " + std::to_string(iterations) + "; ++" + it + ")");
-  std::string chunk = e.fresh("chunk");
-  e.line() << "const int " << chunk << " = tid + " << it << " * " << e.threads << ";\n";
-  if (chunks % e.threads != 0)
-    e.open("if (" + chunk + " < " + std::to_string(chunks) + ")");
-  // Unflatten the chunk's first element over the squeezed shape.
-  std::vector<std::string> coords(shape.size());
-  int64_t stride = 1;
-  for (int d = int(shape.size()) - 1; d >= 0; --d) {
-    std::string c = e.fresh("c" + std::to_string(d));
-    std::string flat = "(" + chunk + " * " + std::to_string(vec) + ")";
-    std::string expr = stride == 1 ? flat : "(" + flat + " / " + std::to_string(stride) + ")";
-    if (d > 0)
-      expr = "(" + expr + " % " + std::to_string(shape[d]) + ")";
-    e.line() << "const int " << c << " = " << expr << ";\n";
-    coords[d] = c;
-    stride *= shape[d];
-  }
-  std::vector<std::string> base = src.baseCoords(coords);
-  std::string inBounds = e.boundsCheck(src, base);
-  std::vector<std::string> tileCoords;
-  size_t k = 0;
-  for (int64_t x : s.shape)
-    tileCoords.push_back(x == 1 ? "0" : coords[k++]);
-  if (e.asyncCopies) // zero-filled where out of bounds, like load16_pred
-    e.line() << "tilec::device::cp_async_16(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], &" << g.var
-             << "[" << e.linearIndex(g, base) << "], " << (inBounds.empty() ? "true" : inBounds) << ");\n";
-  else
-    e.line() << "tilec::device::store16_shared(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], "
-             << "tilec::device::load16_pred(&" << g.var << "[" << e.linearIndex(g, base) << "], "
-             << (inBounds.empty() ? "true" : inBounds) << "));\n";
-  if (chunks % e.threads != 0)
-    e.close();
-  e.close();
-  e.close();
-  return true;
-}
-
-LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
-  TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
-  if (emitVectorGlobalToShared(*this, copy, src, dst))
-    return success();
-  if (asyncCopies)
-    return copy.emitError("a prefetched copy (tile.prefetch) must move 16-byte chunks; tile-multi-buffer checks this");
-  Type from = src.buffer->element, to = dst.buffer->element;
-  std::optional<FragmentLayout> driver;
-  const std::vector<int64_t> *driverShape = nullptr;
-  if (isDistributed(*dst.buffer) && isWhole(copy.getTarget())) {
-    driver = *dst.buffer->layout;
-    driverShape = &dst.buffer->shape;
-  } else if (isDistributed(*src.buffer) && isWhole(copy.getSource())) {
-    driver = *src.buffer->layout;
-    driverShape = &src.buffer->shape;
-  } else {
-    bool everyThread = dst.buffer->layout && dst.buffer->layout->isReplicated();
-    driver = plainDriver(dst.squeezed(), threads, everyThread);
-  }
-  SlotLoop sl = openSlotLoop(*driver, "copy " + gpu::nameOf(copy.getSource()) + " -> " + dst.buffer->var);
-  std::vector<std::string> coords = driverShape ? squeezeCoords(*driverShape, sl.coords) : sl.coords;
-  if (!driverShape && dst.squeezed().empty())
-    coords.clear();
-  std::string v = readElement(src, coords, sl);
-  line() << writeElement(*this, dst, coords, sl, convert(v, from, to)) << "\n";
-  closeSlotLoop(*driver);
   return success();
 }
 

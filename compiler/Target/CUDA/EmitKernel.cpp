@@ -174,7 +174,7 @@ std::string KernelEmitter::slotMapExpr(const SlotMap &map, const std::string &sl
   return e;
 }
 
-SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string &what) {
+SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step) {
   SlotLoop loop;
   loop.layout = &l;
   loop.slot = fresh("slot");
@@ -192,8 +192,8 @@ SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string 
     line() << "[[maybe_unused]] const bool " << loop.primary << " = " << primary << ";\n";
   }
   line() << (l.numSlots() <= 128 ? "#pragma unroll\n" : "#pragma unroll 1\n");
-  open("for (int " + loop.slot + " = 0; " + loop.slot + " < " + std::to_string(l.numSlots()) + "; ++" + loop.slot +
-       ")");
+  open("for (int " + loop.slot + " = 0; " + loop.slot + " < " + std::to_string(l.numSlots()) + "; " +
+       (step == 1 ? "++" + loop.slot : loop.slot + " += " + std::to_string(step)) + ")");
   std::string inBounds;
   for (int d = 0; d < l.rank(); ++d) {
     std::string c = fresh("c" + std::to_string(d));

@@ -53,6 +53,37 @@ struct SlotLoop {
   std::string primary;              // C condition: this thread is the primary replica ("" when always)
 };
 
+/// An operand that is a whole buffer, not a region of one.
+inline bool isWhole(mlir::Value operand) { return !operand.getDefiningOp<tile::RegionOp>(); }
+
+/// A fragment spread over the threads (not replicated in every thread).
+inline bool isDistributed(const Buffer &b) { return b.layout && !b.layout->isReplicated(); }
+
+/// `s` without its extents of 1.
+inline std::vector<int64_t> squeeze(const std::vector<int64_t> &s) {
+  std::vector<int64_t> out;
+  for (int64_t e : s)
+    if (e != 1)
+      out.push_back(e);
+  return out;
+}
+
+/// Squeezed coordinates of a driver that iterates a buffer's full shape.
+inline std::vector<std::string> squeezeCoords(const std::vector<int64_t> &shape, const std::vector<std::string> &c) {
+  std::vector<std::string> out;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1)
+      out.push_back(c[d]);
+  return out;
+}
+
+/// The layout an op over a tile of `shape` (squeezed) runs by when no distributed fragment drives it: every thread
+/// takes part, one element at a time; a replicated target needs every thread to produce every element.
+inline FragmentLayout plainDriver(const std::vector<int64_t> &shape, int64_t threads, bool everyThread) {
+  std::vector<int64_t> s = shape.empty() ? std::vector<int64_t>{1} : shape;
+  return everyThread ? FragmentLayout::replicated(s, threads) : FragmentLayout::blocked(s, threads, 1);
+}
+
 class KernelEmitter;
 /// A statement writing `valueExpr` (of the buffer's element type) into element `coords` of `r`, guarded by the
 /// loop's primary condition and the tensor bounds where they apply.
@@ -78,7 +109,8 @@ public:
   std::string primaryCondition(const FragmentLayout &l) const;
   std::string slotMapExpr(const SlotMap &map, const std::string &slot) const;
   /// Opens `for (slot ...)` over `l`, binding coordinates; the caller emits the body, then calls closeSlotLoop.
-  SlotLoop openSlotLoop(const FragmentLayout &l, const std::string &what);
+  /// With `step` > 1 the loop visits every step-th slot (vector accesses cover the slots in between).
+  SlotLoop openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step = 1);
   void closeSlotLoop(const FragmentLayout &l);
   /// C expression for reading / a statement writing element `coords` (squeezed window coordinates) of `r`, inside
   /// `loop` (the loop that drives the op; coordinates in its terms). `converted` reads convert to `to`.
@@ -93,7 +125,8 @@ public:
   mlir::LogicalResult emitOp(mlir::Operation *op);
   mlir::LogicalResult emitScalarOp(mlir::Operation *op);
   mlir::LogicalResult emitParallel(tile::ParallelOp op);
-  mlir::LogicalResult emitCopy(tile::CopyOp op);
+  mlir::LogicalResult emitCopy(tile::CopyOp op);              // EmitCopy.cpp
+  mlir::LogicalResult emitElementwiseCopy(tile::CopyOp op);   // one element at a time, any operands
   mlir::LogicalResult emitFill(tile::FillOp op);
   mlir::LogicalResult emitAtomic(tile::AtomicAddOp op);
   mlir::LogicalResult emitGemm(tile::GemmOp op);

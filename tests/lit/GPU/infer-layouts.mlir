@@ -144,3 +144,17 @@ tile.kernel @odd(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -
     memref.store %v, %l[%k] : memref<8xf32, #tile.space<local>>
   }
 }
+
+// -----
+
+// Register tiles and parallel loops past what a block's registers could hold are refused before any layout question
+// (answering them enumerates the elements: a loop of 2^38 iterations once took minutes here).
+tile.kernel @huge(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%i) {
+  // expected-error @below {{this register tile has 131072 elements; the GPU lowering holds register tiles in the threads' registers and supports at most 65536 per block}}
+  %f = tile.alloc : memref<256x512xf32, #tile.space<fragment>>
+  %g = tile.alloc : memref<64xf32, #tile.space<fragment>> loc("g")
+  // expected-error @below {{this parallel loop has 274877906944 iterations; the GPU lowering spreads them over the block's threads and supports at most 131072}}
+  tile.parallel (%r, %c) in [4294967296, 64] {
+    %v = memref.load %g[%c] : memref<64xf32, #tile.space<fragment>>
+  }
+}

@@ -53,4 +53,9 @@ double runOnDevice(const Entry &entry, std::vector<HostTensor> &args);
 // shapes differ.
 double relativeError(const HostTensor &a, const HostTensor &b);
 
+// The default bound on relativeError when a result of dtype `dtype` is compared with another target's (`tilec run
+// --check`, `--reference`, the GPU-vs-CPU tests): a few roundings of the dtype (bf16 keeps 8 bits, f16 11), and for
+// wider floats what differing summation orders and exp approximations leave. Integers and bools are exact (0).
+double defaultComparisonTolerance(DType dtype);
+
 } // namespace tilec::runtime

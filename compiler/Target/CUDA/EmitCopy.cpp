@@ -1,0 +1,249 @@
+// The copy op family: global -> shared in 16-byte chunks (cp.async inside pipelined prefetches), global <-> fragment
+// in vectors of a thread's consecutive elements, and the element-at-a-time path every other copy takes.
+//
+// The vector paths rely on what the runtime's signature check guarantees every tensor argument: a 16-byte aligned
+// data pointer (ParamSpec::alignment) and a contiguous row-major layout. A vector of G elements then starts at an
+// aligned address whenever its offset along the last dim and the last extent are multiples of G; where the extent is
+// dynamic, the kernel checks that at run time and falls back to the element-wise copy otherwise. Groups are aligned
+// to G along the last dim, so each lies wholly inside or wholly outside the tensor: one predicate per vector.
+#include "EmitterImpl.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace tilec::cuda {
+
+namespace {
+
+/// The C type of a G*elementBytes-byte vector and the device-library width suffix of its predicated accesses.
+struct VectorWidth {
+  const char *type;
+  const char *suffix;
+};
+
+std::optional<VectorWidth> vectorWidth(int64_t bytes) {
+  switch (bytes) {
+  case 16: return VectorWidth{"uint4", "16"};
+  case 8: return VectorWidth{"uint2", "8"};
+  case 4: return VectorWidth{"unsigned", "4"};
+  default: return std::nullopt;
+  }
+}
+
+/// Emits `body` as is when `runtimeCheck` is empty, else `if (runtimeCheck) { body } else { fallback }`.
+template <typename Body, typename Fallback>
+LogicalResult withRuntimeCheck(KernelEmitter &e, const std::string &runtimeCheck, Body body, Fallback fallback) {
+  if (runtimeCheck.empty())
+    return body();
+  e.open("if (" + runtimeCheck + ")");
+  LogicalResult r = body();
+  e.close();
+  if (failed(r))
+    return r;
+  e.open("else");
+  r = fallback();
+  e.close();
+  return r;
+}
+
+} // namespace
+
+/// 16-byte copies from a global region into a whole shared tile of the same dtype, when every 16-byte chunk is
+/// either entirely inside the tensor or entirely outside it (gpu::vectorCopyElements).
+static void emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst,
+                                     int64_t vec) {
+  const Buffer &g = *src.buffer, &s = *dst.buffer;
+  std::vector<int64_t> shape = squeeze(s.shape);
+  int64_t elements = 1;
+  for (int64_t x : shape)
+    elements *= x;
+  int64_t chunks = elements / vec, iterations = (chunks + e.threads - 1) / e.threads;
+  std::string it = e.fresh("it");
+  e.open("{ // copy " + gpu::nameOf(copy.getSource()) + " -> " + s.var + ": 16-byte vectors, " +
+         std::to_string(chunks) + " chunks");
+  e.line() << "#pragma unroll\n";
+  e.open("for (int " + it + " = 0; " + it + " < " + std::to_string(iterations) + "; ++" + it + ")");
+  std::string chunk = e.fresh("chunk");
+  e.line() << "const int " << chunk << " = tid + " << it << " * " << e.threads << ";\n";
+  if (chunks % e.threads != 0)
+    e.open("if (" + chunk + " < " + std::to_string(chunks) + ")");
+  // Unflatten the chunk's first element over the squeezed shape.
+  std::vector<std::string> coords(shape.size());
+  int64_t stride = 1;
+  for (int d = int(shape.size()) - 1; d >= 0; --d) {
+    std::string c = e.fresh("c" + std::to_string(d));
+    std::string flat = "(" + chunk + " * " + std::to_string(vec) + ")";
+    std::string expr = stride == 1 ? flat : "(" + flat + " / " + std::to_string(stride) + ")";
+    if (d > 0)
+      expr = "(" + expr + " % " + std::to_string(shape[d]) + ")";
+    e.line() << "const int " << c << " = " << expr << ";\n";
+    coords[d] = c;
+    stride *= shape[d];
+  }
+  std::vector<std::string> base = src.baseCoords(coords);
+  std::string inBounds = e.boundsCheck(src, base);
+  std::vector<std::string> tileCoords;
+  size_t k = 0;
+  for (int64_t x : s.shape)
+    tileCoords.push_back(x == 1 ? "0" : coords[k++]);
+  if (e.asyncCopies) // zero-filled where out of bounds, like load16_pred
+    e.line() << "tilec::device::cp_async_16(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], &" << g.var
+             << "[" << e.linearIndex(g, base) << "], " << (inBounds.empty() ? "true" : inBounds) << ");\n";
+  else
+    e.line() << "tilec::device::store16_shared(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], "
+             << "tilec::device::load16_pred(&" << g.var << "[" << e.linearIndex(g, base) << "], "
+             << (inBounds.empty() ? "true" : inBounds) << "));\n";
+  if (chunks % e.threads != 0)
+    e.close();
+  e.close();
+  e.close();
+}
+
+/// The number G of consecutive elements a copy between the distributed fragment `fragment` (which drives the copy,
+/// whole) and the global operand `global` can move per vector access: G consecutive slots of every thread hold G
+/// consecutive elements of the tensor's last dim, starting at a multiple of G, in 4, 8 or 16 bytes of the tensor's
+/// dtype. 0 when no vector path applies. A dynamic last extent sets `runtimeCheck` to the condition the kernel must
+/// test (the extent is a multiple of G).
+static int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, Value globalOperand,
+                                      const TileRef &global, bool isLoad, std::string &runtimeCheck) {
+  const FragmentLayout &l = *fragment.layout;
+  const Buffer &g = *global.buffer;
+  if (g.space != MemorySpace::Global || l.rank() == 0 || l.hasPadding() || fragment.shape.back() == 1 ||
+      global.window.empty() || global.window.back() == 1 || (isLoad && global.pad != 0))
+    return 0;
+  auto region = globalOperand.getDefiningOp<RegionOp>();
+  if (region && gpu::baseBuffer(region.getSource()) != region.getSource())
+    return 0; // a region of a region: its offsets compose
+  int last = l.rank() - 1;
+  // The innermost slot digit must walk the last dim one element at a time.
+  const LayoutTerm *inner = nullptr;
+  for (const LayoutTerm &t : l.slotTerms())
+    if (t.stride == 1)
+      inner = &t;
+  if (!inner || inner->dim != last || inner->scale != 1 || inner->extent < 2)
+    return 0;
+  int64_t bytes = gpu::elementBytes(g.element);
+  int64_t width = 1;
+  while (inner->extent % (width * 2) == 0 && width * 2 * bytes <= 16)
+    width *= 2;
+  if (width * bytes < 4)
+    return 0;
+  // Every other step along the last dim (thread digits, outer slot digits) must keep groups aligned.
+  for (const auto *terms : {&l.threadTerms(), &l.slotTerms()})
+    for (const LayoutTerm &t : *terms)
+      if (&t != inner && t.dim == last && t.scale % width != 0)
+        return 0;
+  if (fragment.shape.back() % width != 0)
+    return 0;
+  if (region && e.knownDivisor(region.getOffsets().back()) % width != 0)
+    return 0;
+  int64_t extent = g.shape.back();
+  if (ShapedType::isDynamic(extent))
+    runtimeCheck = g.dims.back() + " % " + std::to_string(width) + " == 0";
+  else if (extent % width != 0)
+    return 0;
+  return width;
+}
+
+/// Global <-> distributed fragment with one predicated vector access per group of `width` slots.
+static void emitVectorFragmentCopy(KernelEmitter &e, CopyOp copy, const TileRef &global, const Buffer &fragment,
+                                   bool isLoad, int64_t width) {
+  const FragmentLayout &l = *fragment.layout;
+  const Buffer &g = *global.buffer;
+  VectorWidth vw = *vectorWidth(width * gpu::elementBytes(g.element));
+  std::string what = "copy " + gpu::nameOf(copy.getSource()) + " -> " + gpu::nameOf(copy.getTarget()) + ": " +
+                     std::to_string(width) + "-element vectors";
+  SlotLoop sl = e.openSlotLoop(l, what, width);
+  std::vector<std::string> base = global.baseCoords(squeezeCoords(fragment.shape, sl.coords));
+  std::string inBounds = e.boundsCheck(global, base);
+  std::string address = "&" + g.var + "[" + e.linearIndex(g, base) + "]";
+  std::string raw = e.fresh("raw"), elements = e.fresh("elements");
+  std::string element = KernelEmitter::cType(g.element);
+  if (isLoad) {
+    e.line() << "const " << vw.type << " " << raw << " = tilec::device::load" << vw.suffix << "_pred(" << address
+             << ", " << (inBounds.empty() ? "true" : inBounds) << ");\n";
+    e.line() << "const " << element << " *" << elements << " = reinterpret_cast<const " << element << " *>(&" << raw
+             << ");\n";
+    for (int64_t k = 0; k < width; ++k)
+      e.line() << fragment.var << "[" << sl.slot << " + " << k << "] = "
+               << e.convert(elements + "[" + std::to_string(k) + "]", g.element, fragment.element) << ";\n";
+  } else {
+    std::string guard = sl.primary;
+    if (!inBounds.empty())
+      guard = guard.empty() ? inBounds : guard + " && " + inBounds;
+    e.line() << vw.type << " " << raw << ";\n";
+    e.line() << element << " *" << elements << " = reinterpret_cast<" << element << " *>(&" << raw << ");\n";
+    for (int64_t k = 0; k < width; ++k)
+      e.line() << elements << "[" << k << "] = "
+               << e.convert(fragment.var + "[" + sl.slot + " + " + std::to_string(k) + "]", fragment.element,
+                            g.element)
+               << ";\n";
+    e.line() << "tilec::device::store" << vw.suffix << "_pred(" << address << ", " << raw << ", "
+             << (guard.empty() ? "true" : guard) << ");\n";
+  }
+  e.closeSlotLoop(l);
+}
+
+LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
+  TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
+  bool dynamicLast = false;
+  if (int64_t vec = gpu::vectorCopyElements(copy, asyncCopies ? nullptr : &dynamicLast)) {
+    std::string check = dynamicLast ? src.buffer->dims.back() + " % " + std::to_string(vec) + " == 0" : "";
+    return withRuntimeCheck(
+        *this, check,
+        [&] {
+          emitVectorGlobalToShared(*this, copy, src, dst, vec);
+          return success();
+        },
+        [&] { return emitElementwiseCopy(copy); });
+  }
+  if (asyncCopies)
+    return copy.emitError("a prefetched copy (tile.prefetch) must move 16-byte chunks; tile-multi-buffer checks this");
+  // Global <-> fragment, the fragment driving the copy.
+  bool load = isDistributed(*dst.buffer) && isWhole(copy.getTarget()) && src.buffer->space == MemorySpace::Global;
+  bool store = !load && isDistributed(*src.buffer) && isWhole(copy.getSource()) &&
+               dst.buffer->space == MemorySpace::Global;
+  if (load || store) {
+    const Buffer &fragment = load ? *dst.buffer : *src.buffer;
+    const TileRef &global = load ? src : dst;
+    std::string check;
+    if (int64_t width =
+            fragmentVectorElements(*this, fragment, load ? copy.getSource() : copy.getTarget(), global, load, check))
+      return withRuntimeCheck(
+          *this, check,
+          [&] {
+            emitVectorFragmentCopy(*this, copy, global, fragment, load, width);
+            return success();
+          },
+          [&] { return emitElementwiseCopy(copy); });
+  }
+  return emitElementwiseCopy(copy);
+}
+
+LogicalResult KernelEmitter::emitElementwiseCopy(CopyOp copy) {
+  TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
+  Type from = src.buffer->element, to = dst.buffer->element;
+  std::optional<FragmentLayout> driver;
+  const std::vector<int64_t> *driverShape = nullptr;
+  if (isDistributed(*dst.buffer) && isWhole(copy.getTarget())) {
+    driver = *dst.buffer->layout;
+    driverShape = &dst.buffer->shape;
+  } else if (isDistributed(*src.buffer) && isWhole(copy.getSource())) {
+    driver = *src.buffer->layout;
+    driverShape = &src.buffer->shape;
+  } else {
+    bool everyThread = dst.buffer->layout && dst.buffer->layout->isReplicated();
+    driver = plainDriver(dst.squeezed(), threads, everyThread);
+  }
+  SlotLoop sl = openSlotLoop(*driver, "copy " + gpu::nameOf(copy.getSource()) + " -> " + dst.buffer->var);
+  std::vector<std::string> coords = driverShape ? squeezeCoords(*driverShape, sl.coords) : sl.coords;
+  if (!driverShape && dst.squeezed().empty())
+    coords.clear();
+  std::string v = readElement(src, coords, sl);
+  line() << writeElement(*this, dst, coords, sl, convert(v, from, to)) << "\n";
+  closeSlotLoop(*driver);
+  return success();
+}
+
+} // namespace tilec::cuda
