@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs every Debian package the build and the tests need. Idempotent: packages
+# Installs every Debian package the build and the tests need (clang-22 and its sanitizer runtimes: scripts/sanitize.sh). Idempotent: packages
 # already present are not downloaded again, and apt's lists are refreshed only when
 # something is missing.
 set -euo pipefail
@@ -8,6 +8,7 @@ PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libfmt-dev catch2 libdlpack-dev zlib1g-dev libzstd-dev
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()

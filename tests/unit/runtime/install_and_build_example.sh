@@ -2,11 +2,18 @@
 # Installs the build tree to a fresh prefix, then configures, builds and runs examples/host against the installed
 # tilec package only (find_package(tilec) + tilec::runtime), as an outside host project would.
 #
-#   install_and_build_example.sh BUILD_DIR SOURCE_DIR CMAKE_COMMAND
+#   install_and_build_example.sh BUILD_DIR SOURCE_DIR CMAKE_COMMAND [CXX_COMPILER [FLAGS]]
+#
+# CXX_COMPILER and FLAGS (compile and link) build the host as the package was built: the sanitizer configuration
+# passes clang++ and -fsanitize=... so that the instrumented package links.
 set -euo pipefail
 build_dir="$1"
 source_dir="$2"
 cmake="${3:-cmake}"
+host_compiler=()
+if [[ -n "${4:-}" ]]; then host_compiler=(-DCMAKE_CXX_COMPILER="$4"); fi
+host_flags=()
+if [[ -n "${5:-}" ]]; then host_flags=(-DCMAKE_CXX_FLAGS="$5" -DCMAKE_EXE_LINKER_FLAGS="$5"); fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -27,7 +34,7 @@ done
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
 "$cmake" "${generator[@]}" -S "$source_dir/examples/host" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
+  -DCMAKE_BUILD_TYPE=Release "${host_compiler[@]}" "${host_flags[@]}" >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
 "$cmake" --build "$work/build" >"$work/build.log" || { cat "$work/build.log" >&2; exit 1; }
 
 # Nothing from the source or build tree may have leaked into the example's compile lines.
