@@ -96,6 +96,9 @@ done
 # The binaries that use tilec::compiler find it through LD_LIBRARY_PATH=bundle/bin (gpu-run.sh).
 cp -P "$host_work"/prefix/lib*/libtilec_compiler.so* "$bundle_dir/bin/"
 strip "$bundle_dir/bin/"libtilec_compiler.so.*.*.*
+# The runtime's C API, which the Python package loads with ctypes (python/tilec/_capi.py).
+cp "$host_work"/prefix/lib*/libtilec_c.so "$bundle_dir/bin/"
+strip "$bundle_dir/bin/libtilec_c.so"
 if ldd "$bundle_dir/bin/"libtilec_compiler.so.*.*.* | grep -E -i 'libLLVM|libMLIR|libfmt|libcuda|libnvrtc|libz3|libzstd|libxml|not found'; then
   echo "gpu-bundle: libtilec_compiler.so has a forbidden or missing shared-library dependency (above)" >&2
   exit 1

@@ -4,9 +4,9 @@
 #
 #   scripts/gpu-run.sh OUTDIR [BUNDLE_DIR]      default bundle: bundle
 #
-# TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass hosts cases sdpa.
+# TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass hosts cases sdpa python.
 set -uo pipefail
-steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass hosts cases sdpa} "
+steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass hosts cases sdpa python} "
 step() { [[ "$steps" == *" $1 "* ]]; }
 
 if (($# < 1)); then
@@ -143,5 +143,18 @@ if step sdpa && python3 -c "import torch, numpy" 2>/dev/null; then
   ((status == 0)) || failures=$((failures + 1))
 fi
 
+# The Python package on torch CUDA tensors (python/tests/test_gpu.py): tilec.flash_attention against SDPA, argument
+# errors before launch, a toy layer trained with each. pytest where the machine has it, else the file's own runner.
+if step python && python3 -c "import torch" 2>/dev/null; then
+  log="$out_dir/python.log"
+  runner=(python3 -m pytest -q -s python/tests/test_gpu.py)
+  python3 -c "import pytest" 2>/dev/null || runner=(python3 python/tests/test_gpu.py)
+  TILEC_EXECUTABLE="$bundle_dir/bin/tilec" TILEC_C_LIBRARY="$bundle_dir/bin/libtilec_c.so" \
+    TILEC_KERNELS_DIR="$bundle_dir/kernels" "${runner[@]}" >"$log" 2>&1
+  status=$?
+  printf '%-28s exit %d  %s\n' "python (torch)" "$status" "$(grep -E 'passed|failed|PASSED|FAILED' "$log" | tail -n 1)" |
+    tee -a "$summary"
+  ((status == 0)) || failures=$((failures + 1))
+fi
 echo "gpu-run: $failures failing binaries; logs in $out_dir" | tee -a "$summary"
 ((failures == 0))

@@ -1,0 +1,99 @@
+"""tilec from Python on the CPU backend (NumPy arrays), against NumPy references in float64 on fresh random inputs."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tilec
+
+KERNELS = Path(__file__).resolve().parents[2] / "kernels"
+
+
+def rel_err(out, ref):
+    out = np.asarray(out, dtype=np.float64)
+    assert np.all(np.isfinite(out)), "NaN or inf in the result"
+    return np.linalg.norm(out - ref) / np.linalg.norm(ref)
+
+
+def test_compile_error_is_an_exception_with_file_line_col():
+    source = "kernel k(X: f32[n])\n  grid(1) threads(32) as (b):\n    copy(Y, X)\n"
+    with pytest.raises(tilec.CompileError) as info:
+        tilec.compile(source)
+    assert re.search(r"source\.tile:3:10: error: .*'Y'", str(info.value)), str(info.value)
+
+
+def test_compile_error_from_a_file_names_the_file(tmp_path):
+    bad = tmp_path / "bad.tile"
+    bad.write_text("kernel k(X: f32[n])\n  grid(1) threads(32) as (b):\n    x = fragment<f32>[8\n")
+    with pytest.raises(tilec.CompileError, match=r"bad\.tile:4:1: error: expected '\]' to close"):
+        tilec.compile(bad)
+
+
+def test_unknown_constant_is_a_compile_error():
+    with pytest.raises(tilec.CompileError, match="does not name a compile-time constant"):
+        tilec.compile(KERNELS / "examples" / "softmax.tile", no_such_constant=3)
+
+
+@pytest.mark.parametrize("rows, cols", [(77, 100), (16, 128), (5, 1)])
+def test_softmax_matches_numpy(rows, cols):
+    rng = np.random.default_rng()
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    mod = tilec.compile(KERNELS / "examples" / "softmax.tile")
+    assert list(mod.entries) == ["softmax"]
+    mod.softmax(x, y)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    assert rel_err(y, e / e.sum(axis=1, keepdims=True)) < 1e-5
+
+
+def test_constants_as_keywords():
+    # block_c=256 lets one block take rows of 200 columns (the default block_c=128 would drop columns).
+    rng = np.random.default_rng()
+    x = rng.standard_normal((40, 200)).astype(np.float32)
+    y = np.zeros_like(x)
+    tilec.compile(KERNELS / "examples" / "softmax.tile", block_c=256, threads=256).softmax(x, y)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    assert rel_err(y, e / e.sum(axis=1, keepdims=True)) < 1e-5
+
+
+def test_bf16_kernel_takes_float32_arrays():
+    rng = np.random.default_rng()
+    x = rng.standard_normal((77, 130)).astype(np.float32)
+    b = rng.standard_normal(130).astype(np.float32)
+    y = np.zeros_like(x)
+    tilec.compile(KERNELS / "examples" / "elementwise.tile").bias_gelu(x, b, y)
+    # X is rounded to bf16 on the way in and Y on the way out: bf16 tolerance.
+    v = x.astype(np.float64) + b
+    ref = 0.5 * v * (1 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
+    assert rel_err(y, ref) < 2e-2
+
+
+def test_atomics_strategies_give_the_same_sums():
+    rng = np.random.default_rng()
+    x = rng.standard_normal((1000, 256)).astype(np.float32)
+    ref = x.astype(np.float64).sum(axis=1)
+    for options in ({"atomics": "fp32"}, {"atomics": "split"}, {"deterministic": True}):
+        y32, yb = np.zeros(1000, np.float32), np.zeros(1000, np.float32)
+        tilec.compile(KERNELS / "examples" / "atomics.tile", kernel="band_row_sums", **options).band_row_sums(x, y32, yb)
+        assert rel_err(y32, ref) < 1e-5, options
+        assert rel_err(yb, ref) < 1e-2, options
+
+
+def test_argument_errors_name_the_problem():
+    mod = tilec.compile(KERNELS / "examples" / "softmax.tile")
+    x = np.zeros((4, 8), np.float32)
+    with pytest.raises(tilec.ArgumentError, match=r"takes 2 arguments \(X, Y\), got 1"):
+        mod.softmax(x)
+    with pytest.raises(tilec.ArgumentError, match="'Y'"):
+        mod.softmax(x, np.zeros((4, 9), np.float32))
+    with pytest.raises(tilec.ArgumentError, match="NumPy array or a torch CUDA tensor"):
+        mod.softmax(x, [[0.0] * 8] * 4)
+    with pytest.raises(AttributeError, match="no entry named 'softmx'"):
+        mod.softmx
+
+
+def test_missing_tilec_executable(monkeypatch):
+    monkeypatch.setenv("TILEC_EXECUTABLE", "/nonexistent/tilec")
+    with pytest.raises(tilec.TilecError, match="TILEC_EXECUTABLE"):
+        tilec.compile(KERNELS / "examples" / "softmax.tile")
