@@ -35,7 +35,7 @@ cmake -G Ninja -S "$repo" -B "$compiler_build_dir" \
   "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" \
   "-DCMAKE_SHARED_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
 CCACHE_BASEDIR="$repo" cmake --build "$compiler_build_dir" -j "$jobs" --target "${COMPILER_GPU_TESTS[@]}" "${COMPILER_TOOLS[@]}" \
-  tilec_compiler
+  tilec_compiler tilec_c
 
 # examples/host built against the installed package of that tree (tilec::runtime and tilec::compiler), as an
 # outside host would build it: the .tcm and the run-time .tile paths, run on the GPU by gpu-run.sh.

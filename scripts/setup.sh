@@ -27,6 +27,12 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The Python package's tests (ctest's python.pytest) need numpy and pytest, from PyPI.
+if ! python3 -c "import numpy, pytest" 2>/dev/null; then
+  echo "setup: installing numpy and pytest (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check numpy pytest
+fi
+
 # The CUDA toolkit (NVRTC and its headers) comes with this kind of machine; say so
 # plainly when it is absent rather than failing deep inside CMake.
 if [[ -z "${CUDA_HOME:-}" && ! -d /usr/local/cuda ]]; then
