@@ -20,9 +20,13 @@ _modules: dict = {}
 
 
 def _kernels_dir() -> Path:
-    """$TILEC_KERNELS_DIR, else the source tree's kernels/ (this file is python/tilec/attention.py)."""
+    """$TILEC_KERNELS_DIR, else the kernels installed with the package (pip), else the source tree's kernels/ (this
+    file is python/tilec/attention.py)."""
     env = os.environ.get("TILEC_KERNELS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "kernels"
+    if env:
+        return Path(env)
+    installed = Path(__file__).resolve().parent / "share" / "tilec" / "kernels"
+    return installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "kernels"
 
 
 def _module(file: str, **options):

@@ -9,19 +9,38 @@ using namespace tilec::tile;
 
 namespace tilec::cuda {
 
+/// The coordinates among `coords` whose extent is not 1: readElement takes squeezed window coordinates, and an
+/// operand with a unit dim (K = 1, or a 1-row tile) has fewer of them than the gemm's two.
+static std::vector<std::string> squeezeOperandCoords(std::vector<std::string> coords, std::vector<int64_t> extents) {
+  std::vector<std::string> out;
+  for (size_t d = 0; d < coords.size(); ++d)
+    if (extents[d] != 1)
+      out.push_back(coords[d]);
+  return out;
+}
+
 static LogicalResult emitSimtGemm(KernelEmitter &e, GemmOp gemm) {
   TileRef a = e.ref(gemm.getA()), b = e.ref(gemm.getB());
   const Buffer &c = e.buffer(gemm.getC());
   Type f32 = Float32Type::get(gemm.getContext());
-  int64_t k = gemm.getTransposeA() ? a.squeezed()[0] : a.squeezed()[1];
+  if (c.shape.size() != 2)
+    return gemm.emitError("gemm accumulator must be a 2-d fragment");
+  // M and N from the accumulator, K from A's element count (its window may carry unit dims).
+  int64_t m = c.shape[0], n = c.shape[1], aElements = 1;
+  for (int64_t x : a.squeezed())
+    aElements *= x;
+  int64_t k = m > 0 ? aElements / m : 0;
   SlotLoop none;
   SlotLoop sl = e.openSlotLoop(*c.layout, "gemm (simt) " + a.buffer->var + " x " + b.buffer->var + " -> " + c.var);
   std::string acc = e.fresh("tc_acc"), kk = e.fresh("k");
   e.line() << "float " << acc << " = " << (gemm.getClear() ? "0.0f" : c.var + "[" + sl.slot + "]") << ";\n";
   e.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(k) + "; ++" + kk + ")");
-  std::string m = sl.coords[0], n = sl.coords[1];
-  std::string av = e.readElement(a, gemm.getTransposeA() ? std::vector<std::string>{kk, m} : std::vector<std::string>{m, kk}, none);
-  std::string bv = e.readElement(b, gemm.getTransposeB() ? std::vector<std::string>{n, kk} : std::vector<std::string>{kk, n}, none);
+  std::string mi = sl.coords[0], ni = sl.coords[1];
+  bool ta = gemm.getTransposeA(), tb = gemm.getTransposeB();
+  std::string av = e.readElement(
+      a, ta ? squeezeOperandCoords({kk, mi}, {k, m}) : squeezeOperandCoords({mi, kk}, {m, k}), none);
+  std::string bv = e.readElement(
+      b, tb ? squeezeOperandCoords({ni, kk}, {n, k}) : squeezeOperandCoords({kk, ni}, {k, n}), none);
   e.line() << acc << " += " << e.convert(av, a.buffer->element, f32) << " * " << e.convert(bv, b.buffer->element, f32)
            << ";\n";
   e.close();
