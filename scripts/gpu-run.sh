@@ -4,7 +4,8 @@
 #
 #   scripts/gpu-run.sh OUTDIR [BUNDLE_DIR]      default bundle: bundle
 #
-# TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass hosts cases sdpa python.
+# TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass hosts cases sdpa python
+# asan (the host code of the runtime GPU tests under AddressSanitizer, from bundle-asan/: scripts/gpu-bundle-asan.sh).
 set -uo pipefail
 steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass hosts cases sdpa python} "
 step() { [[ "$steps" == *" $1 "* ]]; }
@@ -155,6 +156,23 @@ if step python && python3 -c "import torch" 2>/dev/null; then
   printf '%-28s exit %d  %s\n' "python (torch)" "$status" "$(grep -E 'passed|failed|PASSED|FAILED' "$log" | tail -n 1)" |
     tee -a "$summary"
   ((status == 0)) || failures=$((failures + 1))
+fi
+# Host code under AddressSanitizer + UBSan on the GPU machine: the runtime GPU tests from bundle-asan/.
+# protect_shadow_gap=0: the CUDA driver maps memory where ASan would otherwise protect its shadow gap.
+asan_dir="${TILEC_ASAN_BUNDLE:-bundle-asan}"
+if step asan && [[ -d "$asan_dir/bin" ]]; then
+  for name in tilec_gpu_tests tilec_runtime_tests; do
+    log="$out_dir/asan-$name.log"
+    LD_LIBRARY_PATH="$(cd "$asan_dir/bin" && pwd)" \
+      ASAN_OPTIONS="protect_shadow_gap=0:allow_user_poisoning=0:abort_on_error=1:detect_leaks=1" \
+      UBSAN_OPTIONS="print_stacktrace=1:abort_on_error=1:halt_on_error=1" \
+      "$asan_dir/bin/$name" >"$log" 2>&1
+    status=$?
+    printf '%-28s exit %d  %s\n' "asan $name" "$status" \
+      "$(grep -E '^(All tests passed|test cases:)|ERROR: (Address|Leak)Sanitizer|runtime error' "$log" | head -n 1)" |
+      tee -a "$summary"
+    ((status == 0)) || failures=$((failures + 1))
+  done
 fi
 echo "gpu-run: $failures failing binaries; logs in $out_dir" | tee -a "$summary"
 ((failures == 0))

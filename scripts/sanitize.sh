@@ -17,6 +17,8 @@ if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
     -DCMAKE_C_FLAGS_RELEASE="-O1 -g1 -DNDEBUG"
 fi
 cmake --build "$BUILD_DIR"
+# scripts/gpu-bundle-asan.sh wants the build only.
+[[ "${TILEC_SANITIZE_BUILD_ONLY:-0}" == 0 ]] || exit 0
 
 # Debian's LLVM/MLIR libraries are not instrumented, but their headers' allocators (llvm::BumpPtrAllocator, compiled
 # into our code) poison and unpoison memory with ASan's user-poisoning calls; memory handed out by the uninstrumented
