@@ -938,10 +938,7 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
     op.setOrder(order);
     return;
   }
-  static const char *valueBuiltins[] = {"exp2", "log2", "exp", "log", "sqrt",
-                                        "rsqrt", "abs", "min", "max", "cdiv",
-                                        "float", "int", "tanh"};
-  if (llvm::is_contained(valueBuiltins, callee)) {
+  if (isValueBuiltin(callee)) {
     error(call.getRange(), "the result of " + callee + "() is unused");
     return;
   }

@@ -462,6 +462,18 @@ Val MLIRGen::ternary(const TernaryExpr &e) {
                                               toIndex(a, e.getLoc()), toIndex(b, e.getLoc())));
 }
 
+namespace {
+// Math on floats, f(x) -> float: folded in double when x is a compile-time value, else a math-dialect op on f32.
+const char *const kUnaryFloat[] = {"exp2", "log2", "exp",   "log",   "sqrt",  "rsqrt",   "tanh",
+                                   "erf",  "sin",  "cos",   "floor", "ceil",  "log1p",   "expm1", "sigmoid"};
+const char *const kBinary[] = {"min", "max", "cdiv", "pow"};
+} // namespace
+
+bool tilec::frontend::isValueBuiltin(llvm::StringRef name) {
+  return llvm::is_contained(kUnaryFloat, name) || llvm::is_contained(kBinary, name) || name == "abs" ||
+         name == "float" || name == "int";
+}
+
 Val MLIRGen::call(const CallExpr &e) {
   llvm::StringRef f = e.callee;
   Location l = loc(e.getLoc());
@@ -471,10 +483,8 @@ Val MLIRGen::call(const CallExpr &e) {
     error(e.getRange(), f + "() is a statement and has no value");
     return Val::poison();
   }
-  static const char *unaryFloat[] = {"exp2", "log2", "exp", "log", "sqrt",
-                                     "rsqrt", "tanh"};
-  bool isUnaryFloat = llvm::is_contained(unaryFloat, f);
-  bool isBinary = f == "min" || f == "max" || f == "cdiv";
+  bool isUnaryFloat = llvm::is_contained(kUnaryFloat, f);
+  bool isBinary = llvm::is_contained(kBinary, f);
   bool isCast = f == "float" || f == "int";
   if (!isUnaryFloat && !isBinary && !isCast && f != "abs") {
     error(e.calleeRange, "unknown function '" + f + "'");
@@ -508,7 +518,15 @@ Val MLIRGen::call(const CallExpr &e) {
                  : f == "log"  ? std::log(x)
                  : f == "sqrt" ? std::sqrt(x)
                  : f == "rsqrt" ? 1.0 / std::sqrt(x)
-                                : std::tanh(x);
+                 : f == "tanh" ? std::tanh(x)
+                 : f == "erf" ? std::erf(x)
+                 : f == "sin" ? std::sin(x)
+                 : f == "cos" ? std::cos(x)
+                 : f == "floor" ? std::floor(x)
+                 : f == "ceil" ? std::ceil(x)
+                 : f == "log1p" ? std::log1p(x)
+                 : f == "expm1" ? std::expm1(x)
+                                : 1.0 / (1.0 + std::exp(-x)); // sigmoid
       return Val::constFloat(r);
     }
     Value x = toF32(args[0], e.getLoc());
@@ -519,7 +537,19 @@ Val MLIRGen::call(const CallExpr &e) {
     else if (f == "log") r = math::LogOp::create(builder, l, x);
     else if (f == "sqrt") r = math::SqrtOp::create(builder, l, x);
     else if (f == "rsqrt") r = math::RsqrtOp::create(builder, l, x);
-    else r = math::TanhOp::create(builder, l, x);
+    else if (f == "tanh") r = math::TanhOp::create(builder, l, x);
+    else if (f == "erf") r = math::ErfOp::create(builder, l, x);
+    else if (f == "sin") r = math::SinOp::create(builder, l, x);
+    else if (f == "cos") r = math::CosOp::create(builder, l, x);
+    else if (f == "floor") r = math::FloorOp::create(builder, l, x);
+    else if (f == "ceil") r = math::CeilOp::create(builder, l, x);
+    else if (f == "log1p") r = math::Log1pOp::create(builder, l, x);
+    else if (f == "expm1") r = math::ExpM1Op::create(builder, l, x);
+    else { // sigmoid(x) = 1 / (1 + exp(-x)): exp overflows to inf for very negative x, giving 0 as it should
+      Value one = arith::ConstantOp::create(builder, l, builder.getF32FloatAttr(1.0f));
+      Value e = math::ExpOp::create(builder, l, arith::NegFOp::create(builder, l, x));
+      r = arith::DivFOp::create(builder, l, one, arith::AddFOp::create(builder, l, one, e));
+    }
     return Val::dynamic(Val::Kind::Float, r);
   }
   if (f == "abs") {
@@ -556,6 +586,12 @@ Val MLIRGen::call(const CallExpr &e) {
     Value i64 = arith::FPToSIOp::create(builder, l, builder.getI64Type(), x.value);
     return Val::dynamic(Val::Kind::Int,
                         arith::IndexCastOp::create(builder, l, builder.getIndexType(), i64));
+  }
+  if (f == "pow") {
+    if (allConst)
+      return Val::constFloat(std::pow(asDouble(args[0]), asDouble(args[1])));
+    return Val::dynamic(Val::Kind::Float, math::PowFOp::create(builder, l, toF32(args[0], e.getLoc()),
+                                                                 toF32(args[1], e.getLoc())));
   }
   // min, max, cdiv
   Val a = args[0], b = args[1];

@@ -58,6 +58,10 @@ struct Binding {
   llvm::SMRange definedAt;
 };
 
+/// Whether `name` is a builtin function with a value (exp2, min, sigmoid, pow, ...), as opposed to a tile
+/// statement or an unknown name. One list for expressions and for the "result is unused" diagnostic.
+bool isValueBuiltin(llvm::StringRef name);
+
 class MLIRGen {
 public:
   MLIRGen(mlir::MLIRContext &context, Diagnostics &diag,

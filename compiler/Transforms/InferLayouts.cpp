@@ -9,8 +9,8 @@
 //   3. layouts flow along fragment-to-fragment copies, from a reduction's source to its target (a slice), and through
 //      parallel loops (a fragment indexed by all loop variables shares the loop's layout, one indexed by some of
 //      them gets a slice of it), until nothing changes;
-//   4. fragments still open get a blocked layout (16 bytes per thread along the last dim), one at a time in program
-//      order, each followed by step 3 again;
+//   4. fragments still open get a blocked layout (16 bytes per thread along the last dim), one at a time, highest
+//      rank first and then in program order, each followed by step 3 again;
 //   5. every use is checked against the layouts, and conversions are inserted where they disagree.
 #include "GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
@@ -59,7 +59,13 @@ public:
     markReplicated();
     planGemms();
     propagate();
-    for (Value tile : tiles)
+    // Highest rank first: a loop over a 2-d tile that reads a 1-d one can serve the 1-d tile with a slice of the
+    // 2-d tile's layout, never the other way round. Program order among tiles of one rank.
+    SmallVector<Value> byRank(tiles.begin(), tiles.end());
+    llvm::stable_sort(byRank, [](Value a, Value b) {
+      return cast<MemRefType>(a.getType()).getRank() > cast<MemRefType>(b.getType()).getRank();
+    });
+    for (Value tile : byRank)
       if (!layouts.count(tile)) {
         layouts.try_emplace(tile, defaultLayout(tile));
         propagate();

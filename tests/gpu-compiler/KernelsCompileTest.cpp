@@ -68,7 +68,8 @@ TEST_CASE("the histogram kernel compiles to sm_90a under every atomics strategy"
 
 TEST_CASE("the feature kernels in kernels/examples compile to sm_90a", "[nvrtc]") {
   for (const char *file : {"examples/gemm.tile", "examples/softmax.tile", "examples/reductions.tile",
-                           "examples/atomics.tile", "examples/elementwise.tile"})
+                           "examples/atomics.tile", "examples/elementwise.tile",
+                           "examples/math.tile"})
     for (const char *atomics : {"fp32", "split", "native"}) {
       GpuCompileOptions o;
       o.atomics = atomics;
