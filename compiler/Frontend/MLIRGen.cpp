@@ -765,12 +765,31 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
   Location l = loc(call.getLoc());
   llvm::StringRef callee = call.callee;
   if (callee == "copy") {
-    if (!checkArgs(call, 2, 2, {}, "source, target"))
+    if (!checkArgs(call, 2, 2, {"pad"}, "source, target"))
       return;
     Value src = tileOperand(*call.args[0], "the source of copy()");
     Value dst = tileOperand(*call.args[1], "the target of copy()");
-    if (src && dst)
-      tile::CopyOp::create(builder, l, src, dst);
+    if (!src || !dst)
+      return;
+    // pad=v: what the source's elements past the end of its tensor (or tile) read as, instead of zero.
+    if (const KeywordArg *kw = keyword(call, "pad")) {
+      Val v = expr(*kw->value);
+      if (v.isPoison())
+        return;
+      if (!v.isConst() || !(v.isFloatLike() || v.isIntLike())) {
+        error(kw->value->getRange(), "pad must be a compile-time number, got " + describeVal(v));
+        return;
+      }
+      auto region = src.getDefiningOp<tile::RegionOp>();
+      if (!region) {
+        error(kw->value->getRange(), "pad= applies to a source that is a slice of a tensor or tile (elements past "
+                                     "its end read as the pad value); this source is a whole tile");
+        return;
+      }
+      double value = v.kind == Val::Kind::ConstInt ? double(v.intValue) : v.floatValue;
+      region.setPadAttr(builder.getF64FloatAttr(value));
+    }
+    tile::CopyOp::create(builder, l, src, dst);
     return;
   }
   if (callee == "fill") {

@@ -29,7 +29,8 @@ std::string KernelEmitter::readElement(const TileRef &r, const std::vector<std::
     std::string load = b.var + "[" + linearIndex(b, base) + "]";
     if (inBounds.empty())
       return load;
-    std::string pad = convert(std::to_string(r.pad) + "f", Float32Type::get(kernel.getContext()), b.element);
+    Type f32 = Float32Type::get(kernel.getContext());
+    std::string pad = convert(floatLiteral(r.pad, f32), f32, b.element);
     return "(" + inBounds + " ? " + load + " : " + pad + ")";
   }
   }

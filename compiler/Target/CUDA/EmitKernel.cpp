@@ -273,7 +273,7 @@ int64_t KernelEmitter::knownDivisor(Value v) const { return gpu::knownDivisor(v)
 // Scalar code
 //===----------------------------------------------------------------------===//
 
-static std::string floatLiteral(double v, Type t) {
+std::string floatLiteral(double v, Type t) {
   float f = static_cast<float>(v);
   if (std::isnan(f))
     return "__int_as_float(0x7fc00000)";

@@ -84,6 +84,10 @@ inline FragmentLayout plainDriver(const std::vector<int64_t> &shape, int64_t thr
   return everyThread ? FragmentLayout::replicated(s, threads) : FragmentLayout::blocked(s, threads, 1);
 }
 
+/// A C literal for `v` as a value of float type `t`: exact (9 significant digits for f32), and inf/NaN as bit
+/// patterns (NVRTC has no INFINITY without math headers).
+std::string floatLiteral(double v, mlir::Type t);
+
 class KernelEmitter;
 /// A statement writing `valueExpr` (of the buffer's element type) into element `coords` of `r`, guarded by the
 /// loop's primary condition and the tensor bounds where they apply.
