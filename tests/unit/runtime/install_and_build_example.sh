@@ -22,6 +22,7 @@ prefix="$work/prefix"
 "$cmake" --install "$build_dir" --prefix "$prefix" >"$work/install.log"
 
 for expected in include/tilec/runtime/Runtime.h include/tilec/runtime/Module.h include/tilec/device/mma_sm80.cuh \
+  include/tilec/third_party/dlpack/dlpack.h include/tilec_c.h \
   lib/libtilec_runtime.a lib/cmake/tilec/tilecConfig.cmake lib/cmake/tilec/tilecTargets.cmake \
   lib/cmake/tilec/tilecConfigVersion.cmake; do
   if [[ ! -e "$prefix/$expected" ]]; then
