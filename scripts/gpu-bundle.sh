@@ -42,6 +42,8 @@ CCACHE_BASEDIR="$repo" cmake --build "$compiler_build_dir" -j "$jobs" --target "
 host_work="$(mktemp -d)"
 trap 'rm -rf "$host_work"' EXIT
 cmake --install "$compiler_build_dir" --prefix "$host_work/prefix" --component Unspecified >/dev/null
+# The C API library and the flash-attention kernels are their own component (what `pip install .` takes).
+cmake --install "$compiler_build_dir" --prefix "$host_work/prefix" --component tilec_c >/dev/null
 cmake -G Ninja -S "$repo/examples/host" -B "$host_work/build" -DCMAKE_PREFIX_PATH="$host_work/prefix" \
   -DCMAKE_BUILD_TYPE=Release "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
 cmake --build "$host_work/build" >/dev/null
