@@ -279,6 +279,14 @@ static bool isAtomicDestElement(Type t) {
          t.isSignlessInteger(32);
 }
 
+void AtomicAddOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getDestMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable());
+  if (isa<MemRefType, RegionType>(getValue().getType()))
+    effects.emplace_back(MemoryEffects::Read::get(), &getValueMutable());
+}
+
 LogicalResult AtomicAddOp::verify() {
   if (failed(verifyTileOperand(*this, getDest(), "destination",
                                {MemorySpace::Global, MemorySpace::Shared})))

@@ -152,3 +152,34 @@ TEST_CASE("region builder drops unit dimensions", "[dialect]") {
   CHECK(r.getType().getSpace() == MemorySpace::Global);
   CHECK(succeeded(verify(*f.module)));
 }
+
+// Issue 13 #8: the region form reads its value tile, and passes that move or erase ops by their effects must see
+// it (a copy into the tile has to stay before the atomic). Before getEffects, only `dest` had effects.
+TEST_CASE("atomic_add declares a read of its value tile and a read-write of its destination", "[dialect]") {
+  Fixture f;
+  KernelOp kernel = f.makeKernel();
+  OpBuilder &b = f.builder;
+  Type f32 = b.getF32Type();
+  auto c0 = arith::ConstantIndexOp::create(b, f.loc, 0);
+  auto tile = AllocOp::create(b, f.loc, getTileMemRefType({64, 128}, f32, MemorySpace::Fragment));
+  auto region = RegionOp::create(b, f.loc, kernel.getArgument(1), ValueRange{c0, c0}, ArrayRef<int64_t>{64, 128});
+  auto regionForm = AtomicAddOp::create(b, f.loc, tile, region, ValueRange{});
+  auto one = arith::ConstantOp::create(b, f.loc, b.getF32FloatAttr(1.0f));
+  auto elementForm = AtomicAddOp::create(b, f.loc, one, kernel.getArgument(1), ValueRange{c0, c0});
+  REQUIRE(succeeded(verify(*f.module)));
+
+  auto effectsOn = [](Operation *op, Value v) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    cast<MemoryEffectOpInterface>(op).getEffectsOnValue(v, effects);
+    bool read = false, write = false;
+    for (auto &e : effects) {
+      read |= isa<MemoryEffects::Read>(e.getEffect());
+      write |= isa<MemoryEffects::Write>(e.getEffect());
+    }
+    return std::make_pair(read, write);
+  };
+  CHECK(effectsOn(regionForm, tile) == std::make_pair(true, false));
+  CHECK(effectsOn(regionForm, region) == std::make_pair(true, true));
+  CHECK(effectsOn(elementForm, kernel.getArgument(1)) == std::make_pair(true, true));
+  CHECK(effectsOn(elementForm, one) == std::make_pair(false, false)); // a scalar is not memory
+}

@@ -227,7 +227,7 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
   let hasVerifier = 1;
 }
 
-def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "dst += value, atomically with respect to every other block";
   let description = [{
     Element form: `tile.atomic_add %v, %dst[%i, %j]` adds the scalar `%v` into
@@ -251,8 +251,10 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add"> {
         : memref<64x128xf32, #tile.space<fragment>>, !tile.region<64x128xbf16, global>
     ```
   }];
+  // Effects (getEffects): reads and writes `dest`; reads `value` too when it is a tile (the region form), which
+  // passes that move or erase ops rely on (a copy into the tile must stay before the atomic).
   let arguments = (ins AnyType:$value,
-                       Arg<Tile_TileLike, "", [MemRead, MemWrite]>:$dest,
+                       Tile_TileLike:$dest,
                        Variadic<Index>:$indices,
                        DefaultValuedAttr<Tile_MemoryOrderAttr,
                          "::tilec::tile::MemoryOrder::Relaxed">:$order,
