@@ -31,22 +31,6 @@ std::optional<VectorWidth> vectorWidth(int64_t bytes) {
   }
 }
 
-/// Emits `body` as is when `runtimeCheck` is empty, else `if (runtimeCheck) { body } else { fallback }`.
-template <typename Body, typename Fallback>
-LogicalResult withRuntimeCheck(KernelEmitter &e, const std::string &runtimeCheck, Body body, Fallback fallback) {
-  if (runtimeCheck.empty())
-    return body();
-  e.open("if (" + runtimeCheck + ")");
-  LogicalResult r = body();
-  e.close();
-  if (failed(r))
-    return r;
-  e.open("else");
-  r = fallback();
-  e.close();
-  return r;
-}
-
 } // namespace
 
 /// 16-byte copies from a global region into a whole shared tile of the same dtype, when every 16-byte chunk is
@@ -105,8 +89,8 @@ static void emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRe
 /// consecutive elements of the tensor's last dim, starting at a multiple of G, in 4, 8 or 16 bytes of the tensor's
 /// dtype. 0 when no vector path applies. A dynamic last extent sets `runtimeCheck` to the condition the kernel must
 /// test (the extent is a multiple of G).
-static int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, Value globalOperand,
-                                      const TileRef &global, bool isLoad, std::string &runtimeCheck) {
+int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, Value globalOperand, const TileRef &global,
+                               bool isLoad, std::string &runtimeCheck) {
   const FragmentLayout &l = *fragment.layout;
   const Buffer &g = *global.buffer;
   if (g.space != MemorySpace::Global || l.rank() == 0 || l.hasPadding() || fragment.shape.back() == 1 ||

@@ -235,6 +235,24 @@ LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
     line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
     return success();
   }
+  // Relaxed, non-exclusive adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots
+  // that are consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on
+  // sm_90: the fp32 strategy's workspaces, e.g. flash attention's dQ).
+  TileRef src = ref(op.getValue()), dst = ref(op.getDest());
+  if (!op.getExclusive() && op.getOrder() == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
+      isDistributed(*src.buffer) && isWhole(op.getValue())) {
+    std::string check;
+    int64_t width = fragmentVectorElements(*this, *src.buffer, op.getDest(), dst, /*isLoad=*/false, check);
+    if (width == 2 || width == 4)
+      return withRuntimeCheck(
+          *this, check, [&] { return emitRegionAtomic(op, width); }, [&] { return emitRegionAtomic(op, 1); });
+  }
+  return emitRegionAtomic(op, 1);
+}
+
+LogicalResult KernelEmitter::emitRegionAtomic(AtomicAddOp op, int64_t width) {
+  std::string error;
+  Type f32 = Float32Type::get(kernel.getContext());
   TileRef src = ref(op.getValue()), dst = ref(op.getDest());
   std::optional<FragmentLayout> driver;
   bool whole = isDistributed(*src.buffer) && isWhole(op.getValue());
@@ -242,20 +260,34 @@ LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
     driver = *src.buffer->layout;
   else
     driver = plainDriver(src.squeezed(), threads, false);
-  SlotLoop sl = openSlotLoop(*driver, "atomic_add " + gpu::nameOf(op.getValue()) + " -> " + dst.buffer->var);
+  std::string what = "atomic_add " + gpu::nameOf(op.getValue()) + " -> " + dst.buffer->var;
+  if (width > 1)
+    what += ": " + std::to_string(width) + "-element vector reductions";
+  SlotLoop sl = openSlotLoop(*driver, what, width);
   std::vector<std::string> coords = whole ? squeezeCoords(src.buffer->shape, sl.coords) : sl.coords;
   if (!whole && src.squeezed().empty())
     coords.clear();
-  std::string v = readElement(src, coords, sl);
-  if (!dst.buffer->element.isInteger(32))
-    v = convert(v, src.buffer->element, f32);
   std::vector<std::string> base = dst.baseCoords(coords);
   const Buffer &b = *dst.buffer;
   std::string element = b.space == MemorySpace::Shared ? b.var + "[" + sharedIndex(b, base) + "]"
                                                        : b.var + "[" + linearIndex(b, base) + "]";
-  std::string stmt = atomicStatement(op, b, element, v, &error);
-  if (!error.empty())
-    return op.emitError(error);
+  std::string stmt;
+  if (width > 1) {
+    // The group's first element; fragmentVectorElements proved the group aligned and wholly in or out of bounds.
+    std::string values;
+    for (int64_t k = 0; k < width; ++k)
+      values += (k ? ", " : "") +
+                convert(src.buffer->var + "[" + sl.slot + " + " + std::to_string(k) + "]", src.buffer->element, f32);
+    stmt = "tilec::device::atomic_add_f32x" + std::to_string(width) + "(&" + element + ", make_float" +
+           std::to_string(width) + "(" + values + "));";
+  } else {
+    std::string v = readElement(src, coords, sl);
+    if (!dst.buffer->element.isInteger(32))
+      v = convert(v, src.buffer->element, f32);
+    stmt = atomicStatement(op, b, element, v, &error);
+    if (!error.empty())
+      return op.emitError(error);
+  }
   std::string guard = sl.primary;
   std::string inBounds = boundsCheck(dst, base);
   if (!inBounds.empty())

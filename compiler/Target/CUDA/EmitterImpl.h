@@ -89,6 +89,20 @@ inline FragmentLayout plainDriver(const std::vector<int64_t> &shape, int64_t thr
 std::string floatLiteral(double v, mlir::Type t);
 
 class KernelEmitter;
+
+/// The number G of consecutive elements that an access between the distributed fragment `fragment` (driving the
+/// loop, whole) and the global operand `global` can move at once: G consecutive slots of every thread hold G
+/// consecutive elements of the tensor's last dim, starting at a multiple of G, in 4, 8 or 16 bytes of the tensor's
+/// dtype; a group is then wholly inside or outside the tensor. 0 when no vector access applies. A dynamic last
+/// extent sets `runtimeCheck` to the condition the kernel must test. (EmitCopy.cpp; copies and f32 atomics use it.)
+int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, mlir::Value globalOperand,
+                               const TileRef &global, bool isLoad, std::string &runtimeCheck);
+
+/// Emits `body()` as is when `runtimeCheck` is empty, else `if (runtimeCheck) { body } else { fallback }`.
+template <typename Body, typename Fallback>
+mlir::LogicalResult withRuntimeCheck(KernelEmitter &e, const std::string &runtimeCheck, Body body,
+                                     Fallback fallback);
+
 /// A statement writing `valueExpr` (of the buffer's element type) into element `coords` of `r`, guarded by the
 /// loop's primary condition and the tensor bounds where they apply.
 std::string writeElement(KernelEmitter &e, const TileRef &r, const std::vector<std::string> &coords,
@@ -133,6 +147,7 @@ public:
   mlir::LogicalResult emitElementwiseCopy(tile::CopyOp op);   // one element at a time, any operands
   mlir::LogicalResult emitFill(tile::FillOp op);
   mlir::LogicalResult emitAtomic(tile::AtomicAddOp op);
+  mlir::LogicalResult emitRegionAtomic(tile::AtomicAddOp op, int64_t width); // width 1: element by element
   mlir::LogicalResult emitGemm(tile::GemmOp op);
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
@@ -155,6 +170,22 @@ public:
   // Global -> shared copies are issued as cp.async (a prefetch of a pipelined loop) rather than loaded and stored.
   bool asyncCopies = false;
 };
+
+template <typename Body, typename Fallback>
+mlir::LogicalResult withRuntimeCheck(KernelEmitter &e, const std::string &runtimeCheck, Body body,
+                                     Fallback fallback) {
+  if (runtimeCheck.empty())
+    return body();
+  e.open("if (" + runtimeCheck + ")");
+  mlir::LogicalResult r = body();
+  e.close();
+  if (mlir::failed(r))
+    return r;
+  e.open("else");
+  r = fallback();
+  e.close();
+  return r;
+}
 
 } // namespace tilec::cuda
 
