@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Fuzz the .tile front end with libFuzzer (clang from Debian; not part of CI).
+# Fuzz the .tile front end with libFuzzer (clang from Debian). CI runs `--full --replay` (scripts/sanitize.sh).
 #
-#   scripts/fuzz-parser.sh [--full] [--build-only] [SECONDS] [WORKDIR]
+#   scripts/fuzz-parser.sh [--full] [--build-only] [--replay] [SECONDS] [WORKDIR]
 #
 #   (default)  lexer + parser + AST dump; links only LLVM Support.
 #   --full     the whole compileToTileIR pipeline (MLIRGen, dialect verifier,
 #              canonicalize + cse); needs the tilec static libraries from
-#              build/ (ninja -C build TilecTransforms TilecTileDialect).
+#              build/ (ninja -C build TilecPipeline TilecTransforms TilecTileDialect).
 #   --build-only  build the fuzzer, don't run it.
+#   --replay   deterministic, for CI: run every seed once (the kernels and every
+#              .tile file of the lit corpus, which keeps each input that ever
+#              crashed the front end), then $TILEC_FUZZ_RUNS (default 20000)
+#              mutations from a fixed seed; SECONDS is ignored.
 #   SECONDS    how long to fuzz (default 600).
 #   WORKDIR    build outputs, corpus and crashes (default build-fuzz/).
 #
@@ -22,10 +26,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VARIANT=parser
 BUILD_ONLY=0
+REPLAY=0
 while [[ "${1:-}" == --* ]]; do
   case "$1" in
     --full) VARIANT=full ;;
     --build-only) BUILD_ONLY=1 ;;
+    --replay) REPLAY=1 ;;
     *) echo "error: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -57,7 +63,7 @@ if [[ $VARIANT == parser ]]; then
   LIBS=($("$LLVM_CONFIG" --ldflags --libs support --system-libs))
 else
   BUILD="${TILEC_BUILD_DIR:-$ROOT/build}"
-  for lib in TilecTransforms TilecTileDialect; do
+  for lib in TilecPipeline TilecTransforms TilecTileDialect; do
     [[ -f "$BUILD/lib/lib$lib.a" ]] || {
       echo "error: $BUILD/lib/lib$lib.a missing; ninja -C $BUILD $lib" >&2
       exit 1
@@ -72,7 +78,8 @@ else
   LLVM_LIBDIR="$("$LLVM_CONFIG" --libdir)"
   # The tile dialect and passes come uninstrumented from build/; MLIR and
   # LLVM from the shared libraries.
-  LIBS=("$BUILD/lib/libTilecTransforms.a" "$BUILD/lib/libTilecTileDialect.a"
+  LIBS=("$BUILD/lib/libTilecPipeline.a" "$BUILD/lib/libTilecTransforms.a"
+        "$BUILD/compiler/Target/CUDA/Layout/libTilecCudaLayout.a" "$BUILD/lib/libTilecTileDialect.a"
         -L"$LLVM_LIBDIR" -Wl,-rpath,"$LLVM_LIBDIR" -lMLIR -lLLVM)
 fi
 
@@ -93,15 +100,23 @@ echo "linking $OUT/fuzzer"
 # diagnostic), plus the corpus grown by earlier runs.
 SEEDS="$OUT/seeds"
 mkdir -p "$SEEDS"
-cp "$ROOT"/kernels/*/*.tile "$SEEDS/"
-for f in "$ROOT"/tests/lit/Frontend/*.tile; do
-  [[ -f "$f" ]] && cp "$f" "$SEEDS/lit-$(basename "$f")"
-done
+cp "$ROOT"/kernels/*.tile "$ROOT"/kernels/*/*.tile "$SEEDS/"
+while IFS= read -r f; do
+  rel="${f#"$ROOT"/tests/lit/}"
+  cp "$f" "$SEEDS/lit-${rel//\//-}"
+done < <(find "$ROOT/tests/lit" -name '*.tile' | sort)
 
-echo "fuzzing ($VARIANT) for $SECONDS_TO_RUN s; crashes -> $OUT/crashes/"
 cd "$OUT"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+if [[ $REPLAY == 1 ]]; then
+  echo "replaying $(ls seeds | wc -l) seeds ($VARIANT), then ${TILEC_FUZZ_RUNS:-20000} mutations from seed 1"
+  ./fuzzer -runs=0 -timeout=5 -rss_limit_mb=4096 -artifact_prefix="$OUT/crashes/" seeds
+  rm -rf "$OUT/ci-corpus" && mkdir -p "$OUT/ci-corpus" && cp seeds/* "$OUT/ci-corpus/"
+  exec ./fuzzer -seed=1 -runs="${TILEC_FUZZ_RUNS:-20000}" -dict="$ROOT/tests/fuzz/tile.dict" -max_len=4096 \
+    -timeout=5 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$OUT/crashes/" ci-corpus
+fi
+echo "fuzzing ($VARIANT) for $SECONDS_TO_RUN s; crashes -> $OUT/crashes/"
 exec ./fuzzer -dict="$ROOT/tests/fuzz/tile.dict" -max_len=4096 -timeout=5 -rss_limit_mb=4096 \
   -max_total_time="$SECONDS_TO_RUN" -print_final_stats=1 \
   -artifact_prefix="$OUT/crashes/" corpus seeds

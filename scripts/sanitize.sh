@@ -2,11 +2,14 @@
 # The sanitizer job: builds the whole project with clang 22 under AddressSanitizer + UndefinedBehaviorSanitizer
 # (TILEC_SANITIZE=ON, non-recoverable UB checks, LeakSanitizer on) in build-sanitize/, checks that the gate is live
 # (the canary's use-after-free, signed overflow and leak must each fail with their report), then runs every ctest
-# test under it. Installs what is missing (clang-22 and its runtimes come with scripts/setup.sh).
+# test under it, then replays the front-end fuzzer's seeds and a fixed fuzzing run (TILEC_FUZZ_RUNS, 0 skips).
+# Installs what is missing (clang-22 and its runtimes come with scripts/setup.sh).
 #
 #   scripts/sanitize.sh [ctest args...]            SANITIZE_BUILD_DIR overrides build-sanitize/
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The normal build (scripts/test.sh exports BUILD_DIR) provides the fuzzer's uninstrumented static libraries.
+NORMAL_BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 BUILD_DIR="${SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 
 bash "$ROOT/scripts/setup.sh"
@@ -47,3 +50,13 @@ for defect in use-after-free:heap-use-after-free signed-overflow:"signed integer
 done
 
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 "$@"
+
+# The front end under libFuzzer + ASan + UBSan (issue 13): every seed once (the kernels and every .tile file of the
+# lit corpus, which keeps each input that ever crashed the front end), then a fixed number of mutations from a
+# fixed seed, so a red run reproduces. Needs build/'s static libraries (scripts/test.sh builds them first).
+if [[ "${TILEC_FUZZ_RUNS:-50000}" != 0 ]]; then
+  [[ -f "$NORMAL_BUILD_DIR/lib/libTilecPipeline.a" ]] ||
+    { echo "sanitize: $NORMAL_BUILD_DIR has no libTilecPipeline.a for the fuzzer: run scripts/build.sh first" >&2; exit 1; }
+  TILEC_BUILD_DIR="$NORMAL_BUILD_DIR" TILEC_FUZZ_RUNS="${TILEC_FUZZ_RUNS:-50000}" \
+    bash "$ROOT/scripts/fuzz-parser.sh" --full --replay 0 "$BUILD_DIR/fuzz"
+fi
