@@ -316,6 +316,8 @@ public:
       auto inner = build(*u->operand);
       if (!inner)
         return std::nullopt;
+      if (magnitude(*inner) > uint64_t(INT64_MAX))
+        return fail(e, "integer overflow in " + what);
       return -*inner;
     }
     if (auto *b = llvm::dyn_cast<BinaryExpr>(&e)) {
@@ -325,6 +327,13 @@ public:
       auto rhs = build(*b->rhs);
       if (!rhs)
         return std::nullopt;
+      // MLIR folds constants and coefficients with wrapping int64 arithmetic: refuse results whose coefficients
+      // could leave the int64 range (a wrapped coefficient reads as a plausible, wrong shape).
+      uint64_t ml = magnitude(*lhs), mr = magnitude(*rhs), bound;
+      bool overflow = b->op == BinaryOp::Mul ? __builtin_mul_overflow(ml, mr, &bound)
+                                             : __builtin_add_overflow(ml, mr, &bound);
+      if (overflow || bound > uint64_t(INT64_MAX))
+        return fail(e, "integer overflow in " + what);
       switch (b->op) {
       case BinaryOp::Add: return *lhs + *rhs;
       case BinaryOp::Sub: return *lhs - *rhs;
@@ -365,6 +374,27 @@ public:
   }
 
 private:
+  /// An upper bound on the absolute value of every constant and coefficient of `e` (saturating at 2^64 - 1).
+  static uint64_t magnitude(AffineExpr e) {
+    constexpr uint64_t kMax = ~uint64_t(0);
+    if (auto c = llvm::dyn_cast<AffineConstantExpr>(e)) {
+      int64_t v = c.getValue();
+      return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+    }
+    auto bin = llvm::dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin)
+      return 1; // a symbol
+    uint64_t l = magnitude(bin.getLHS()), r = magnitude(bin.getRHS()), out;
+    switch (e.getKind()) {
+    case AffineExprKind::Add:
+      return __builtin_add_overflow(l, r, &out) ? kMax : out;
+    case AffineExprKind::Mul:
+      return __builtin_mul_overflow(l, r, &out) ? kMax : out;
+    default: // floordiv, ceildiv, mod by a positive constant
+      return std::max(l, r);
+    }
+  }
+
   std::optional<AffineExpr> fail(const Expr &e, const llvm::Twine &message) {
     gen.error(e.getRange(), message);
     return std::nullopt;
