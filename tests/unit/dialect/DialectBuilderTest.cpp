@@ -9,6 +9,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Parser/Parser.h"
 
 #include <catch2/catch.hpp>
@@ -182,4 +183,32 @@ TEST_CASE("atomic_add declares a read of its value tile and a read-write of its 
   CHECK(effectsOn(regionForm, region) == std::make_pair(true, true));
   CHECK(effectsOn(elementForm, kernel.getArgument(1)) == std::make_pair(true, true));
   CHECK(effectsOn(elementForm, one) == std::make_pair(false, false)); // a scalar is not memory
+}
+
+// Issue 13 #8, the effects audit: tile.parallel and tile.pipelined have exactly the effects of their bodies
+// (RecursiveMemoryEffects), so a loop that only reads is trivially dead and one that writes is not. Before, the
+// loops declared nothing and counted as having every effect.
+TEST_CASE("parallel loops have the memory effects of their bodies", "[dialect]") {
+  Fixture f;
+  f.makeKernel();
+  OpBuilder &b = f.builder;
+  auto tile = AllocOp::create(b, f.loc, getTileMemRefType({64}, b.getF32Type(), MemorySpace::Fragment));
+  auto reads = ParallelOp::create(b, f.loc, ArrayRef<int64_t>{64});
+  auto writes = ParallelOp::create(b, f.loc, ArrayRef<int64_t>{64});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&reads.getBodyBlock());
+    memref::LoadOp::create(b, f.loc, tile, ValueRange{reads.getBodyBlock().getArgument(0)});
+    b.setInsertionPointToStart(&writes.getBodyBlock());
+    auto one = arith::ConstantOp::create(b, f.loc, b.getF32FloatAttr(1.0f));
+    memref::StoreOp::create(b, f.loc, one, tile, ValueRange{writes.getBodyBlock().getArgument(0)});
+  }
+  REQUIRE(succeeded(verify(*f.module)));
+  CHECK(wouldOpBeTriviallyDead(reads));
+  CHECK_FALSE(wouldOpBeTriviallyDead(writes));
+  auto effects = getEffectsRecursively(writes);
+  REQUIRE(effects.has_value());
+  CHECK(llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect());
+  }));
 }

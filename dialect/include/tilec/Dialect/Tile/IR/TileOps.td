@@ -296,7 +296,9 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
 // Loops
 //===----------------------------------------------------------------------===//
 
-def Tile_ParallelOp : Tile_Op<"parallel", [SingleBlock, NoTerminator]> {
+// The loops have exactly the effects of their bodies (RecursiveMemoryEffects); a barrier and a launch declare none
+// and so count as having every effect, which is what they are: nothing may move across them.
+def Tile_ParallelOp : Tile_Op<"parallel", [SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
   let summary = "an element-wise loop nest over a tile's index space";
   let description = [{
     Runs its body once for every index in `[0, e0) x ... x [0, eN)`; the
@@ -323,7 +325,7 @@ def Tile_ParallelOp : Tile_Op<"parallel", [SingleBlock, NoTerminator]> {
   }];
 }
 
-def Tile_PipelinedOp : Tile_Op<"pipelined", [SingleBlock, NoTerminator]> {
+def Tile_PipelinedOp : Tile_Op<"pipelined", [SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
   let summary = "a serial loop the GPU lowering may software-pipeline";
   let description = [{
     Iterates its body for `%n` from `lower` to `upper` (exclusive) in steps of
