@@ -1,0 +1,145 @@
+// Concurrent launches of one kernel that need different amounts of dynamic shared memory (issue 11, defect #4),
+// against the stand-in driver (StandInDriver.cpp): no GPU needed.
+//
+// Before the fix, Entry::launch did, without a lock:
+//   if (bytes > function.sharedOptedIn) { cuFuncSetAttribute(function, MAX_DYNAMIC_SHARED, bytes);
+//                                          function.sharedOptedIn = bytes; }
+// Two threads needing 100 KB and 200 KB both pass the check; if the driver applies 200 KB then 100 KB while the
+// stores land as 100 KB then 200 KB, the runtime believes 200 KB is opted in while the driver's attribute is 100 KB.
+// From then on every 200 KB launch skips cuFuncSetAttribute and fails in cuLaunchKernel until the Module is rebuilt.
+// The stand-in driver sleeps a random few microseconds inside cuFuncSetAttribute after applying the value, so over
+// many rounds the sets and the stores interleave in every order: with the unlocked sequence this test fails within
+// a few rounds (the driver sees the attribute lowered and rejects launches, and in a few percent of the rounds the
+// final large launch fails too: checked by reverting the lock locally, 95-141 rejected launches in 60 rounds); with
+// the check, set and store under one lock and only upwards, it never does.
+#include "tilec/runtime/Error.h"
+#include "tilec/runtime/Module.h"
+
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+using namespace tilec::runtime;
+
+namespace {
+
+alignas(256) char gDeviceMemory[256];
+
+// The stand-in library: $TILEC_STAND_IN_DRIVER, else the build tree's, else the one beside this test binary. A GPU
+// bundle that does not carry it skips these tests.
+std::string standInDriverPath() {
+  if (const char *overridden = std::getenv("TILEC_STAND_IN_DRIVER"); overridden && *overridden)
+    return overridden;
+  if (std::filesystem::exists(TILEC_STAND_IN_DRIVER))
+    return TILEC_STAND_IN_DRIVER;
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "libtilec_stand_in_driver.so").string();
+}
+
+bool haveStandInDriver() {
+  if (std::filesystem::exists(standInDriverPath()))
+    return true;
+  WARN("skipped: no stand-in driver at " << standInDriverPath());
+  return false;
+}
+
+template <typename Function> Function standInSymbol(const char *name) {
+  // The runtime has loaded the library already (Driver::load); dlopen of the same path returns that handle.
+  void *handle = dlopen(standInDriverPath().c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle);
+  void *symbol = dlsym(handle, name);
+  REQUIRE(symbol);
+  return reinterpret_cast<Function>(symbol);
+}
+
+// One kernel whose dynamic shared memory is N KB, N the length of its one argument.
+std::unique_ptr<Module> sharedMemoryModule() {
+  EntrySpec spec;
+  spec.name = "uses_shared";
+  spec.signature = Signature({{"x", DType::F32, {"N"}, 4}});
+  LaunchStep launch{0, "k", {1, 1, 1}, {32, 1, 1}, Expr::symbol("N") * 1024, {KernelArg::tensor(0)}};
+  spec.plan.launch(std::move(launch));
+  std::vector<EntrySpec> entries;
+  entries.push_back(std::move(spec));
+  return std::make_unique<Module>(std::vector<std::shared_ptr<const Cubin>>{std::make_shared<const Cubin>(
+                                      Cubin{{'x'}, "sm_90a", "", {}})},
+                                  std::move(entries), standInDriverPath());
+}
+
+void launchWithSharedKb(const Entry &entry, std::int64_t kilobytes) {
+  TensorView x(gDeviceMemory, DType::F32, {kilobytes});
+  entry.launch(nullptr, {x});
+}
+
+} // namespace
+
+TEST_CASE("the stand-in driver enforces the dynamic shared memory attribute", "[driver][race]") {
+  if (!haveStandInDriver())
+    return;
+  auto module = sharedMemoryModule();
+  const Entry &entry = module->entry("uses_shared");
+  auto rejected = standInSymbol<long (*)()>("tilecStandInRejectedLaunches");
+  long before = rejected();
+  launchWithSharedKb(entry, 40);  // under 48 KB: no opt-in needed
+  launchWithSharedKb(entry, 200); // opted in by the runtime
+  CHECK(rejected() == before);
+  // Beyond the device's opt-in limit: refused by the runtime before anything reaches the driver.
+  CHECK_THROWS_WITH(launchWithSharedKb(entry, 228), Catch::Contains("the device allows at most 232448"));
+}
+
+TEST_CASE("concurrent launches opt a kernel in to dynamic shared memory atomically and monotonically",
+          "[driver][race]") {
+  if (!haveStandInDriver())
+    return;
+  auto rejected = standInSymbol<long (*)()>("tilecStandInRejectedLaunches");
+  auto lowered = standInSymbol<long (*)()>("tilecStandInLoweredAttributes");
+  auto setAttributeDelay = standInSymbol<void (*)(int)>("tilecStandInSetAttributeDelay");
+  const long rejectedBefore = rejected();
+  const long loweredBefore = lowered();
+  setAttributeDelay(200);
+
+  const std::int64_t sizesKb[] = {64, 100, 150, 200, 227, 120};
+  constexpr int kRounds = 200;
+  int failedLaunches = 0;
+  int failedFinalLaunches = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    auto module = sharedMemoryModule(); // a fresh function: opted in to 48 KB only
+    const Entry &entry = module->entry("uses_shared");
+    launchWithSharedKb(entry, 1);       // loads the module outside the race
+    std::atomic<int> ready{0};
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (std::int64_t kb : sizesKb)
+      threads.emplace_back([&, kb] {
+        ready.fetch_add(1);
+        while (ready.load() < static_cast<int>(std::size(sizesKb)))
+          std::this_thread::yield();
+        try {
+          launchWithSharedKb(entry, kb);
+        } catch (const DriverError &) {
+          failures.fetch_add(1);
+        }
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+    failedLaunches += failures.load();
+    // After the race every size up to the largest must still launch: the recorded opt-in never exceeds the
+    // driver's attribute.
+    try {
+      launchWithSharedKb(entry, 227);
+      launchWithSharedKb(entry, 200);
+    } catch (const DriverError &) {
+      ++failedFinalLaunches;
+    }
+  }
+  setAttributeDelay(0);
+  CHECK(failedLaunches == 0);
+  CHECK(failedFinalLaunches == 0);
+  CHECK(rejected() == rejectedBefore);
+  CHECK(lowered() == loweredBefore); // the attribute only ever goes up
+}

@@ -1,0 +1,203 @@
+// A stand-in for libcuda.so.1, loaded by the runtime through Driver::load(path) in tests that need a driver but no
+// GPU. It exports what Driver::load looks up (cuDriverGetVersion, cuGetProcAddress[_v2]) and answers every entry
+// point the runtime resolves. Kernels do nothing; what it models faithfully is the dynamic shared memory attribute:
+// a launch asking for more than 48 KB succeeds only up to the value last set with cuFuncSetAttribute, as on a GPU.
+//
+// The tests read what it saw through the tilecStandIn* functions (dlsym on the same path).
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace {
+
+using Result = int;
+constexpr Result kSuccess = 0;
+constexpr Result kErrorInvalidValue = 1;
+constexpr Result kErrorNotFound = 500;
+constexpr int kDefaultDynamicSharedLimit = 48 * 1024;
+constexpr int kSharedOptinLimit = 227 * 1024; // an H100/H200's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+constexpr int kAttributeMaxDynamicSharedSizeBytes = 8;
+constexpr int kDeviceAttributeMaxSharedMemoryPerBlockOptin = 97;
+
+// One per cuModuleGetFunction call, never freed (a test creates a few hundred).
+struct StandInFunction {
+  std::atomic<int> maxDynamicShared{kDefaultDynamicSharedLimit};
+};
+
+std::atomic<long> gRejectedLaunches{0};  // launches asking for more dynamic shared memory than the attribute allows
+std::atomic<long> gLoweredAttributes{0}; // cuFuncSetAttribute calls that lowered the attribute
+std::atomic<long> gSetAttributeCalls{0};
+std::atomic<long> gLaunches{0};
+std::atomic<int> gSetAttributeDelayMicros{0};
+
+char gContext;  // the one context's address
+char gModule;   // every module's address
+
+Result cuInit(unsigned) { return kSuccess; }
+Result reportVersion(int *version) {
+  *version = 12080;
+  return kSuccess;
+}
+Result cuGetErrorName(Result result, const char **name) {
+  *name = result == kErrorInvalidValue ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_STAND_IN";
+  return kSuccess;
+}
+Result cuGetErrorString(Result, const char **text) {
+  *text = "error from the tests' stand-in driver";
+  return kSuccess;
+}
+Result cuDeviceGet(int *device, int) {
+  *device = 0;
+  return kSuccess;
+}
+Result cuDeviceGetCount(int *count) {
+  *count = 1;
+  return kSuccess;
+}
+Result cuDeviceGetAttribute(int *value, int attribute, int) {
+  switch (attribute) {
+  case kDeviceAttributeMaxSharedMemoryPerBlockOptin: *value = kSharedOptinLimit; return kSuccess;
+  case 75: *value = 9; return kSuccess; // compute capability 9.0
+  case 76: *value = 0; return kSuccess;
+  default: *value = 0; return kSuccess;
+  }
+}
+Result cuDevicePrimaryCtxRetain(void **context, int) {
+  *context = &gContext;
+  return kSuccess;
+}
+Result cuDevicePrimaryCtxRelease(int) { return kSuccess; }
+Result cuCtxGetCurrent(void **context) {
+  *context = &gContext;
+  return kSuccess;
+}
+Result cuCtxSetCurrent(void *) { return kSuccess; }
+Result cuCtxGetDevice(int *device) {
+  *device = 0;
+  return kSuccess;
+}
+Result cuSuccess0() { return kSuccess; }
+Result cuModuleLoadData(void **module, const void *) {
+  *module = &gModule;
+  return kSuccess;
+}
+Result cuModuleUnload(void *) { return kSuccess; }
+Result cuModuleGetFunction(void **function, void *, const char *) {
+  *function = new StandInFunction();
+  return kSuccess;
+}
+Result cuFuncSetAttribute(void *function, int attribute, int value) {
+  if (attribute != kAttributeMaxDynamicSharedSizeBytes)
+    return kSuccess;
+  if (value < 0 || value > kSharedOptinLimit)
+    return kErrorInvalidValue;
+  gSetAttributeCalls.fetch_add(1);
+  int previous = static_cast<StandInFunction *>(function)->maxDynamicShared.exchange(value);
+  if (value < previous)
+    gLoweredAttributes.fetch_add(1);
+  // A random delay after the attribute is set and before the caller gets control back, so that callers racing to
+  // record what they set interleave in every order (the real driver takes microseconds here too).
+  if (int delay = gSetAttributeDelayMicros.load()) {
+    thread_local std::minstd_rand random(std::hash<std::thread::id>()(std::this_thread::get_id()));
+    std::this_thread::sleep_for(std::chrono::microseconds(random() % delay));
+  }
+  return kSuccess;
+}
+Result cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                      unsigned sharedBytes, void *, void **, void **) {
+  gLaunches.fetch_add(1);
+  if (static_cast<int>(sharedBytes) > static_cast<StandInFunction *>(function)->maxDynamicShared.load()) {
+    gRejectedLaunches.fetch_add(1);
+    return kErrorInvalidValue;
+  }
+  return kSuccess;
+}
+Result cuMemAlloc(unsigned long long *pointer, size_t) {
+  *pointer = 0x1000;
+  return kSuccess;
+}
+Result cuMemFree(unsigned long long) { return kSuccess; }
+Result cuMemAllocAsync(unsigned long long *pointer, size_t, void *) {
+  *pointer = 0x1000;
+  return kSuccess;
+}
+Result cuMemFreeAsync(unsigned long long, void *) { return kSuccess; }
+Result cuMemsetD8Async(unsigned long long, unsigned char, size_t, void *) { return kSuccess; }
+Result cuMemcpyHtoD(unsigned long long, const void *, size_t) { return kSuccess; }
+Result cuMemcpyDtoH(void *, unsigned long long, size_t) { return kSuccess; }
+Result cuStreamCreate(void **stream, unsigned) {
+  *stream = nullptr;
+  return kSuccess;
+}
+Result cuStreamDestroy(void *) { return kSuccess; }
+Result cuStreamSynchronize(void *) { return kSuccess; }
+Result cuEventCreate(void **event, unsigned) {
+  *event = nullptr;
+  return kSuccess;
+}
+Result cuEventDestroy(void *) { return kSuccess; }
+Result cuEventRecord(void *, void *) { return kSuccess; }
+Result cuEventSynchronize(void *) { return kSuccess; }
+Result cuEventElapsedTime(float *ms, void *, void *) {
+  *ms = 0;
+  return kSuccess;
+}
+
+struct EntryPoint {
+  const char *name;
+  void *function;
+};
+
+#define TILEC_ENTRY(name) {#name, reinterpret_cast<void *>(&name)}
+const EntryPoint kEntryPoints[] = {
+    TILEC_ENTRY(cuInit), {"cuDriverGetVersion", reinterpret_cast<void *>(&reportVersion)},       TILEC_ENTRY(cuGetErrorName),
+    TILEC_ENTRY(cuGetErrorString), TILEC_ENTRY(cuDeviceGet),              TILEC_ENTRY(cuDeviceGetCount),
+    TILEC_ENTRY(cuDeviceGetAttribute), TILEC_ENTRY(cuDevicePrimaryCtxRetain), TILEC_ENTRY(cuDevicePrimaryCtxRelease),
+    TILEC_ENTRY(cuCtxGetCurrent),  TILEC_ENTRY(cuCtxSetCurrent),          TILEC_ENTRY(cuCtxGetDevice),
+    {"cuCtxSynchronize", reinterpret_cast<void *>(&cuSuccess0)},
+    TILEC_ENTRY(cuModuleLoadData), TILEC_ENTRY(cuModuleUnload),           TILEC_ENTRY(cuModuleGetFunction),
+    TILEC_ENTRY(cuFuncSetAttribute), TILEC_ENTRY(cuLaunchKernel),         TILEC_ENTRY(cuMemAlloc),
+    TILEC_ENTRY(cuMemFree),        TILEC_ENTRY(cuMemAllocAsync),          TILEC_ENTRY(cuMemFreeAsync),
+    TILEC_ENTRY(cuMemsetD8Async),  TILEC_ENTRY(cuMemcpyHtoD),             TILEC_ENTRY(cuMemcpyDtoH),
+    TILEC_ENTRY(cuStreamCreate),   TILEC_ENTRY(cuStreamDestroy),          TILEC_ENTRY(cuStreamSynchronize),
+    TILEC_ENTRY(cuEventCreate),    TILEC_ENTRY(cuEventDestroy),           TILEC_ENTRY(cuEventRecord),
+    TILEC_ENTRY(cuEventSynchronize), TILEC_ENTRY(cuEventElapsedTime),
+};
+#undef TILEC_ENTRY
+
+Result lookUp(const char *name, void **function) {
+  for (const EntryPoint &entry : kEntryPoints)
+    if (std::strcmp(entry.name, name) == 0) {
+      *function = entry.function;
+      return kSuccess;
+    }
+  *function = nullptr;
+  return kErrorNotFound;
+}
+
+} // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int cuDriverGetVersion(int *version) { return reportVersion(version); }
+__attribute__((visibility("default"))) int cuGetProcAddress_v2(const char *name, void **function, int,
+                                                               unsigned long long, int *) {
+  return lookUp(name, function);
+}
+__attribute__((visibility("default"))) int cuGetProcAddress(const char *name, void **function, int,
+                                                            unsigned long long) {
+  return lookUp(name, function);
+}
+
+// What the tests observe.
+__attribute__((visibility("default"))) long tilecStandInRejectedLaunches() { return gRejectedLaunches.load(); }
+__attribute__((visibility("default"))) long tilecStandInLoweredAttributes() { return gLoweredAttributes.load(); }
+__attribute__((visibility("default"))) long tilecStandInSetAttributeCalls() { return gSetAttributeCalls.load(); }
+__attribute__((visibility("default"))) long tilecStandInLaunches() { return gLaunches.load(); }
+__attribute__((visibility("default"))) void tilecStandInSetAttributeDelay(int maxMicros) {
+  gSetAttributeDelayMicros.store(maxMicros);
+}
+}
