@@ -25,7 +25,7 @@ namespace {
 
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'C', 'B', 'I', 'N'};
 // Bump when the payload layout changes; older entries then read as misses and are overwritten.
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2; // 2: the toolchain field
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8 + 32;
 
 void appendU64(std::string &out, std::uint64_t value) {
@@ -90,12 +90,10 @@ std::string environment(const char *name) {
 
 } // namespace
 
-std::string cacheKey(const std::string &source, const std::vector<std::string> &nvrtcOptions, const std::string &arch,
-                     const std::string &nvrtcVersion) {
+std::string cacheKey(const std::string &source, const std::vector<std::string> &nvrtcOptions, const std::string &arch) {
   Sha256 hash;
-  hash.updateField("tilec-cubin-key-v1");
+  hash.updateField("tilec-cubin-key-v2");
   hash.updateField(TILEC_VERSION);
-  hash.updateField(nvrtcVersion);
   hash.updateField(arch);
   hash.updateField(source);
   // The embedded headers never change within a process: their digest is computed once, not per lookup.
@@ -143,6 +141,7 @@ std::string DiskCache::serialize(const std::string &key, const Cubin &cubin) {
     options += option + '\n';
   appendField(payload, options);
   appendField(payload, std::string_view(cubin.image.data(), cubin.image.size()));
+  appendField(payload, cubin.toolchain);
 
   std::string entry(kMagic, sizeof kMagic);
   appendU32(entry, kFormatVersion);
@@ -183,7 +182,7 @@ std::optional<Cubin> DiskCache::deserialize(const std::string &bytes, const std:
   std::string storedKey, options, image;
   Cubin cubin;
   if (!reader.read(storedKey) || !reader.read(cubin.arch) || !reader.read(cubin.log) || !reader.read(options) ||
-      !reader.read(image)) {
+      !reader.read(image) || !reader.read(cubin.toolchain)) {
     problem = "malformed payload";
     return std::nullopt;
   }
@@ -198,7 +197,7 @@ std::optional<Cubin> DiskCache::deserialize(const std::string &bytes, const std:
   return cubin;
 }
 
-std::optional<Cubin> DiskCache::load(const std::string &key) const {
+std::optional<Cubin> DiskCache::load(const std::string &key, const std::optional<std::string> &toolchain) const {
   // Plain POSIX reads of regular files only: an entry that is a directory made std::ifstream throw past Error
   // (terminate), and a FIFO blocked the open forever. O_NONBLOCK keeps a FIFO's open from waiting for a writer; it
   // is then refused by the regular-file check. Any odd or unreadable entry only costs the cache.
@@ -231,8 +230,12 @@ std::optional<Cubin> DiskCache::load(const std::string &key) const {
   close(fd);
   std::string problem;
   std::optional<Cubin> cubin = deserialize(bytes, key, problem);
-  if (!cubin)
+  if (!cubin) {
     ++corruptEntries_;
+  } else if (toolchain && cubin->toolchain != *toolchain) {
+    ++staleEntries_; // another toolkit made it: recompiled here, and the entry replaced
+    cubin.reset();
+  }
   return cubin;
 }
 
@@ -268,7 +271,8 @@ bool DiskCache::store(const std::string &key, const Cubin &cubin) const {
 
 KernelCache::KernelCache(std::unique_ptr<DiskCache> disk) : disk_(std::move(disk)) {}
 
-KernelCache::Lookup KernelCache::getOrCompile(const std::string &key, const std::function<Cubin()> &compile) {
+KernelCache::Lookup KernelCache::getOrCompile(const std::string &key, const std::function<Cubin()> &compile,
+                                              const std::optional<std::string> &toolchain) {
   std::promise<std::shared_ptr<const Cubin>> promise;
   {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -289,7 +293,7 @@ KernelCache::Lookup KernelCache::getOrCompile(const std::string &key, const std:
   CacheSource source = CacheSource::Compiled;
   try {
     if (disk_)
-      if (std::optional<Cubin> stored = disk_->load(key)) {
+      if (std::optional<Cubin> stored = disk_->load(key, toolchain)) {
         cubin = std::make_shared<const Cubin>(std::move(*stored));
         source = CacheSource::Disk;
       }

@@ -7,8 +7,13 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include <climits>
 #include <cstdlib>
+#include <dlfcn.h>
+#include <fstream>
+#include <glob.h>
 #include <regex>
+#include <sstream>
 #include <sys/stat.h>
 
 namespace tilec::runtime {
@@ -69,6 +74,71 @@ std::vector<std::string> nvrtcCandidates(const std::string &configured) {
   return candidates;
 }
 
+bool hasSlash(const std::string &name) { return name.find('/') != std::string::npos; }
+
+// Adds the directories named in an ld.so.conf-style file, following its `include` lines (glob patterns).
+void addLdConfigDirectories(const std::string &file, std::vector<std::string> &directories, int depth = 0) {
+  std::ifstream in(file);
+  if (!in || depth > 4)
+    return;
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string first;
+    if (!(words >> first))
+      continue;
+    if (first != "include") {
+      directories.push_back(first);
+      continue;
+    }
+    for (std::string pattern; words >> pattern;) {
+      if (!hasSlash(pattern) || pattern[0] != '/')
+        pattern = file.substr(0, file.rfind('/') + 1) + pattern;
+      glob_t matches{};
+      if (glob(pattern.c_str(), 0, nullptr, &matches) == 0)
+        for (std::size_t i = 0; i < matches.gl_pathc; ++i)
+          addLdConfigDirectories(matches.gl_pathv[i], directories, depth + 1);
+      globfree(&matches);
+    }
+  }
+}
+
+// The directories the dynamic loader searches for a bare soname, in its order: $LD_LIBRARY_PATH, the ld.so.cache
+// (built from /etc/ld.so.conf's directories), then the default system directories.
+std::vector<std::string> loaderSearchDirectories() {
+  std::vector<std::string> directories;
+  std::istringstream libraryPath(environment("LD_LIBRARY_PATH"));
+  for (std::string directory; std::getline(libraryPath, directory, ':');)
+    if (!directory.empty())
+      directories.push_back(directory);
+  addLdConfigDirectories("/etc/ld.so.conf", directories);
+  for (const char *directory : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
+                                "/usr/lib"})
+    directories.emplace_back(directory);
+  return directories;
+}
+
+// The file a candidate (a path, or a soname) names, found without loading it; "" when none is found.
+std::string locateLibrary(const std::string &candidate, const std::vector<std::string> &searchDirectories) {
+  if (hasSlash(candidate))
+    return isFile(candidate) ? candidate : "";
+  for (const std::string &directory : searchDirectories)
+    if (std::string path = directory + "/" + candidate; isFile(path))
+      return path;
+  return "";
+}
+
+// What the cache key records about an NVRTC library file: its canonical path (symlinks resolved, so the versioned
+// file name of a toolkit), size and modification time. Any NVRTC upgrade or replacement changes one of them.
+std::string fileIdentity(const std::string &path) {
+  struct stat info {};
+  char resolved[PATH_MAX];
+  if (stat(path.c_str(), &info) != 0 || !realpath(path.c_str(), resolved))
+    return "";
+  return fmt::format("{} size={} mtime={}.{:09}", resolved, static_cast<long long>(info.st_size),
+                     static_cast<long long>(info.st_mtim.tv_sec), static_cast<long>(info.st_mtim.tv_nsec));
+}
+
 } // namespace
 
 struct Compiler::Nvrtc {
@@ -94,15 +164,57 @@ Compiler::Compiler(CompilerConfig config)
 
 Compiler::~Compiler() = default;
 
+// The NVRTC file to load, found the way the loader would find it; empty when no candidate is found that way
+// (then loading tries each candidate with dlopen, which may still find one, e.g. through a RUNPATH).
+const std::string &Compiler::nvrtcFileLocked() const {
+  if (!nvrtcFile_) {
+    std::vector<std::string> searchDirectories = loaderSearchDirectories();
+    nvrtcFile_.emplace();
+    for (const std::string &candidate : nvrtcCandidates(config_.nvrtcLibrary))
+      if (std::string path = locateLibrary(candidate, searchDirectories); !path.empty()) {
+        nvrtcFile_ = path;
+        break;
+      }
+  }
+  return *nvrtcFile_;
+}
+
+std::optional<std::string> Compiler::toolchain() const {
+  std::lock_guard<std::mutex> lock(nvrtcMutex_);
+  // Once per Compiler: a memory-cache hit must not cost system calls. The located file is the one nvrtcLocked()
+  // loads, so the identity describes the library that compiles.
+  if (!toolchain_) {
+    std::string identity = fileIdentity(nvrtcFileLocked());
+    if (identity.empty()) {
+      try { // found only by dlopen (through a RUNPATH, say): the loaded file and its version
+        const Nvrtc &api = nvrtcLocked();
+        identity = fmt::format("{} version={}.{}", fileIdentity(api.path), api.major, api.minor);
+      } catch (const CompileError &) {
+        toolchain_.emplace(std::nullopt); // no NVRTC at all
+        return *toolchain_;
+      }
+    }
+    toolchain_.emplace("nvrtc=" + identity + " include=" + cudaIncludeDir_);
+  }
+  return *toolchain_;
+}
+
 const Compiler::Nvrtc &Compiler::nvrtc() const {
   std::lock_guard<std::mutex> lock(nvrtcMutex_);
+  return nvrtcLocked();
+}
+
+const Compiler::Nvrtc &Compiler::nvrtcLocked() const {
   if (nvrtc_)
     return *nvrtc_;
   {
     std::string tried;
     detail::DynamicLibrary library;
     std::string loadedPath;
-    for (const std::string &candidate : nvrtcCandidates(config_.nvrtcLibrary)) {
+    std::vector<std::string> candidates = nvrtcCandidates(config_.nvrtcLibrary);
+    if (const std::string &located = nvrtcFileLocked(); !located.empty())
+      candidates = {located};
+    for (const std::string &candidate : candidates) {
       std::string error;
       library = detail::DynamicLibrary::open(candidate, error);
       if (library.loaded()) {
@@ -133,6 +245,10 @@ const Compiler::Nvrtc &Compiler::nvrtc() const {
     resolve("nvrtcGetPTXSize", nvrtc->getPtxSize);
     resolve("nvrtcGetPTX", nvrtc->getPtx);
     nvrtc->version(&nvrtc->major, &nvrtc->minor);
+    // The file the loader chose for a soname: where the symbols came from.
+    Dl_info where{};
+    if (dladdr(reinterpret_cast<void *>(nvrtc->version), &where) && where.dli_fname)
+      nvrtc->path = where.dli_fname;
     library.release(); // programs may outlive any one Compiler; NVRTC stays loaded
     nvrtc_ = std::move(nvrtc);
   }
@@ -248,6 +364,7 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
            "cache); set CUDA_CACHE_DISABLE=1 to get register and spill figures\n";
   cubin.log = std::move(log);
   cubin.options = std::move(optionStrings);
+  cubin.toolchain = toolchain().value_or(""); // NVRTC is loaded here, so it has one
   return cubin;
 }
 

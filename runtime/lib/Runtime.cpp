@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tilec::runtime {
 
 const char *version() { return TILEC_VERSION; }
@@ -47,8 +49,14 @@ CompileResult Runtime::compile(const std::string &source, CompileOptions options
     if (flag.rfind("-I", 0) == 0 || flag.rfind("--include-path", 0) == 0 || flag.rfind("-include", 0) == 0 ||
         flag.rfind("--pre-include", 0) == 0)
       return {std::make_shared<const Cubin>(compiler_.compile(source, options)), CacheSource::Compiled, ""};
-  std::string key = cacheKey(source, compiler_.nvrtcOptions(options), options.arch, compiler_.nvrtcVersion());
-  KernelCache::Lookup lookup = cache_.getOrCompile(key, [&] { return compiler_.compile(source, options); });
+  // Neither the key nor a disk hit loads NVRTC (a ~100 MB library): the key leaves out the local CUDA include
+  // directory, and the toolchain an entry must match is found by looking at files only.
+  std::vector<std::string> keyOptions = compiler_.nvrtcOptions(options);
+  keyOptions.erase(std::remove(keyOptions.begin(), keyOptions.end(), "--include-path=" + compiler_.cudaIncludeDir()),
+                   keyOptions.end());
+  std::string key = cacheKey(source, keyOptions, options.arch);
+  KernelCache::Lookup lookup =
+      cache_.getOrCompile(key, [&] { return compiler_.compile(source, options); }, compiler_.toolchain());
   return {std::move(lookup.cubin), lookup.source, std::move(key)};
 }
 

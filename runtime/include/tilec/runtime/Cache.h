@@ -1,11 +1,11 @@
 // The CUBIN caches: one in memory (per KernelCache object) and one on disk, shared by all processes of a user.
 //
-// Disk layout: <dir>/<key>.cubin, where key = SHA-256 (hex) of every input that can change the binary (see
-// cacheKey). Each entry starts with a header — magic, format version, payload length, SHA-256 of the payload — so a
-// truncated, corrupted or foreign file is detected and recompiled, never trusted. Entries are written to a unique
-// temporary file and renamed into place, which is atomic on POSIX file systems: concurrent processes see either no
-// entry or a complete one, and two processes racing to compile the same key both succeed (the last rename wins
-// with identical content).
+// Disk layout: <dir>/<key>.cubin, where key = SHA-256 (hex) of every input that can change the binary but the
+// local toolkit (see cacheKey), which each entry records and load() checks. Each entry starts with a header —
+// magic, format version, payload length, SHA-256 of the payload — so a truncated, corrupted or foreign file is
+// detected and recompiled, never trusted. Entries are written to a unique temporary file and renamed into place,
+// which is atomic on POSIX file systems: concurrent processes see either no entry or a complete one, and two
+// processes racing to compile the same key both succeed (the last rename wins with identical content).
 #pragma once
 
 #include "tilec/runtime/Compiler.h"
@@ -23,10 +23,11 @@
 
 namespace tilec::runtime {
 
-// The cache key of a compilation: SHA-256 over source, the embedded device headers, the full NVRTC option list,
-// the arch, the NVRTC version and the tilec version, each length-prefixed.
-std::string cacheKey(const std::string &source, const std::vector<std::string> &nvrtcOptions, const std::string &arch,
-                     const std::string &nvrtcVersion);
+// The cache key of a compilation: SHA-256 over the source, the embedded device headers, the NVRTC option list
+// (without the CUDA include directory, which names the local toolkit), the arch and the tilec version, each
+// length-prefixed. The toolkit that compiles (Compiler::toolchain) is not in the key but recorded in each entry and
+// checked on load, so that a cache warmed elsewhere still serves a machine without NVRTC.
+std::string cacheKey(const std::string &source, const std::vector<std::string> &nvrtcOptions, const std::string &arch);
 
 // The disk cache directory: $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else $HOME/.cache/tilec; nullopt when
 // $TILEC_CACHE is "0" (disk cache disabled) or no directory can be derived.
@@ -40,13 +41,16 @@ public:
   std::string entryPath(const std::string &key) const;
 
   // The entry for `key`, or nullopt when absent or invalid. An invalid entry (truncated, bad checksum, wrong magic,
-  // another key) counts in corruptEntries() and is left to be overwritten by the next store().
-  std::optional<Cubin> load(const std::string &key) const;
+  // another key) counts in corruptEntries() and is left to be overwritten by the next store(). With a `toolchain`,
+  // an entry made by another one is a miss too (counted in staleEntries()); without one (no NVRTC here), any
+  // toolchain's entry is served.
+  std::optional<Cubin> load(const std::string &key, const std::optional<std::string> &toolchain = std::nullopt) const;
   // Writes the entry atomically. Returns false (and leaves no partial file) when the directory is not writable: a
   // cache that cannot be written only costs time.
   bool store(const std::string &key, const Cubin &cubin) const;
 
   std::uint64_t corruptEntries() const { return corruptEntries_.load(); }
+  std::uint64_t staleEntries() const { return staleEntries_.load(); }
 
   // The serialized form, exposed so that tests can forge and damage entries.
   static std::string serialize(const std::string &key, const Cubin &cubin);
@@ -56,6 +60,7 @@ public:
 private:
   std::string directory_;
   mutable std::atomic<std::uint64_t> corruptEntries_{0};
+  mutable std::atomic<std::uint64_t> staleEntries_{0};
 };
 
 enum class CacheSource { Compiled, Memory, Disk, WaitedForConcurrentCompile };
@@ -78,7 +83,9 @@ public:
     std::shared_ptr<const Cubin> cubin;
     CacheSource source;
   };
-  Lookup getOrCompile(const std::string &key, const std::function<Cubin()> &compile);
+  // `toolchain`: what DiskCache::load checks entries against (nullopt: no NVRTC here, any entry will do).
+  Lookup getOrCompile(const std::string &key, const std::function<Cubin()> &compile,
+                      const std::optional<std::string> &toolchain = std::nullopt);
 
   CacheStats stats() const;
   const DiskCache *disk() const { return disk_.get(); }

@@ -40,6 +40,7 @@ struct Cubin {
   std::string arch;                 // what it was compiled for
   std::string log;                  // NVRTC's full log, including ptxas -v output
   std::vector<std::string> options; // the exact options NVRTC was given
+  std::string toolchain;            // Compiler::toolchain() of the compiler that made it (disk-cache validation)
 
   std::vector<PtxasFunctionInfo> ptxasInfo() const { return parsePtxasInfo(log); }
   // The info for one kernel (by its mangled or extern "C" name), or nullopt.
@@ -79,6 +80,12 @@ public:
 
   // "major.minor" of the loaded NVRTC; loads it if needed.
   std::string nvrtcVersion() const;
+  // What made a CUBIN besides its source and options, known without loading NVRTC: the NVRTC library file the
+  // configured candidates name (a soname is looked up in $LD_LIBRARY_PATH, /etc/ld.so.conf's directories and the
+  // system's, as the loader does; that file is then the one loaded) by canonical path, size and modification time,
+  // and the CUDA include directory. NVRTC is loaded only when no candidate is found that way; nullopt when it
+  // cannot be loaded either (no toolkit: only cached binaries can be served). Computed once per Compiler.
+  std::optional<std::string> toolchain() const;
   // The CUDA include directory in use ("" when none was found; sources including CUDA headers will then fail).
   const std::string &cudaIncludeDir() const { return cudaIncludeDir_; }
 
@@ -88,10 +95,14 @@ public:
 
 private:
   const Nvrtc &nvrtc() const;
+  const Nvrtc &nvrtcLocked() const;           // nvrtcMutex_ held
+  const std::string &nvrtcFileLocked() const; // nvrtcMutex_ held
 
   CompilerConfig config_;
   std::string cudaIncludeDir_;
   mutable std::unique_ptr<Nvrtc> nvrtc_;
+  mutable std::optional<std::string> nvrtcFile_; // located once: "" when no candidate is found without dlopen
+  mutable std::optional<std::optional<std::string>> toolchain_; // computed once
   // A mutex rather than std::call_once: call_once runs on pthread_once, which a load failure (an exception) must
   // not unwind through.
   mutable std::mutex nvrtcMutex_;

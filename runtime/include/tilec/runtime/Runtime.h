@@ -42,8 +42,9 @@ public:
 
   // Compiles through the caches. An empty options.arch means the current device's (which needs the driver: without
   // one this throws NoDriverError suggesting an explicit arch). Options that read headers from the host's disk
-  // (-I / --include-path, -include / --pre-include) bypass both caches: the key covers the source, the options,
-  // NVRTC's version and the embedded device headers, not files on disk. Such results have an empty key.
+  // (-I / --include-path, -include / --pre-include) bypass both caches: the key covers the source, the options and
+  // the embedded device headers, not files on disk. Such results have an empty key. A disk-cache hit does not load
+  // NVRTC: entries record the toolkit that made them (Compiler::toolchain), checked when one is installed here.
   CompileResult compile(const std::string &source, CompileOptions options = {});
 
   std::shared_ptr<Module> loadModule(std::vector<std::shared_ptr<const Cubin>> cubins,
