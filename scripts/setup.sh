@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libfmt-dev catch2 libdlpack-dev zlib1g-dev libzstd-dev
+  libfmt-dev catch2 libdlpack-dev libxxhash-dev zlib1g-dev libzstd-dev
   clang-22 libclang-rt-22-dev
 )
 

@@ -1,6 +1,6 @@
 #include "tilec/runtime/Cache.h"
 
-#include "tilec/runtime/Sha256.h"
+#include "Hash.h"
 
 #include <fmt/format.h>
 
@@ -25,8 +25,8 @@ namespace {
 
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'C', 'B', 'I', 'N'};
 // Bump when the payload layout changes; older entries then read as misses and are overwritten.
-constexpr std::uint32_t kFormatVersion = 2; // 2: the toolchain field
-constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8 + 32;
+constexpr std::uint32_t kFormatVersion = 3; // 2: the toolchain field; 3: XXH3-128 checksum
+constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8 + 16;
 
 void appendU64(std::string &out, std::uint64_t value) {
   for (int i = 0; i < 8; ++i)
@@ -91,28 +91,20 @@ std::string environment(const char *name) {
 } // namespace
 
 std::string cacheKey(const std::string &source, const std::vector<std::string> &nvrtcOptions, const std::string &arch) {
-  Sha256 hash;
-  hash.updateField("tilec-cubin-key-v2");
-  hash.updateField(TILEC_VERSION);
-  hash.updateField(arch);
-  hash.updateField(source);
   // The embedded headers never change within a process: their digest is computed once, not per lookup.
   static const std::string headersDigest = [] {
-    Sha256 headers;
-    for (const DeviceHeader &header : Compiler::deviceHeaders()) {
-      headers.updateField(header.includeName);
-      headers.updateField(header.contents);
-    }
-    return Sha256::hex(headers.finish());
+    detail::FieldHasher headers;
+    for (const DeviceHeader &header : Compiler::deviceHeaders())
+      headers.field(header.includeName).field(header.contents);
+    return detail::hex(headers.finish());
   }();
-  hash.updateField(headersDigest);
+  detail::FieldHasher hash;
+  hash.field("tilec-cubin-key-v3").field(TILEC_VERSION).field(arch).field(source).field(headersDigest);
   // The option count is hashed too: options are length-prefixed individually, so {"a b"} and {"a","b"} differ.
-  std::string count;
-  appendU64(count, nvrtcOptions.size());
-  hash.update(count);
+  hash.count(nvrtcOptions.size());
   for (const std::string &option : nvrtcOptions)
-    hash.updateField(option);
-  return Sha256::hex(hash.finish());
+    hash.field(option);
+  return detail::hex(hash.finish());
 }
 
 std::optional<std::string> defaultCacheDirectory() {
@@ -147,7 +139,7 @@ std::string DiskCache::serialize(const std::string &key, const Cubin &cubin) {
   appendU32(entry, kFormatVersion);
   appendU32(entry, 0);
   appendU64(entry, payload.size());
-  Sha256::Digest checksum = Sha256::of(payload);
+  detail::Digest128 checksum = detail::xxh3x128(payload);
   entry.append(reinterpret_cast<const char *>(checksum.data()), checksum.size());
   entry += payload;
   return entry;
@@ -173,7 +165,7 @@ std::optional<Cubin> DiskCache::deserialize(const std::string &bytes, const std:
     return std::nullopt;
   }
   std::string_view payload(bytes.data() + kHeaderSize, payloadLength);
-  Sha256::Digest checksum = Sha256::of(payload);
+  detail::Digest128 checksum = detail::xxh3x128(payload);
   if (std::memcmp(checksum.data(), bytes.data() + 24, checksum.size()) != 0) {
     problem = "checksum mismatch";
     return std::nullopt;

@@ -101,7 +101,7 @@ void benchCompile(const std::string &arch, int repeat) {
            if (runtime.compile(tilec::testing::kSplitKGemmSource, {arch}).source != CacheSource::Memory)
              throw Error("expected a memory cache hit");
          }),
-         "(median; includes SHA-256 of source + headers)");
+         "(median; includes XXH3-128 of source + options)");
   std::filesystem::remove_all(directory);
 }
 

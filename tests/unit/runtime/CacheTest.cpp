@@ -1,5 +1,6 @@
 // The CUBIN caches: keys, memory and disk hits, corrupt entries, TILEC_CACHE=0, in-process and cross-process races.
 #include "CacheRaceSource.h"
+#include "Hash.h" // runtime/lib: the runtime's private hashing
 #include "TempDir.h"
 #include "tilec/runtime/Cache.h"
 #include "tilec/runtime/Error.h"
@@ -83,10 +84,18 @@ TEST_CASE("SHA-256 matches the FIPS 180-4 test vectors", "[cache]") {
   CHECK(Sha256::hex(incremental.finish()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+TEST_CASE("cache keys and entry checksums are XXH3-128", "[cache]") {
+  // The reference vectors of xxHash (xxhsum -H2).
+  CHECK(detail::hex(detail::xxh3x128("")) == "99aa06d3014798d86001c324468d497f");
+  CHECK(detail::hex(detail::xxh3x128("abc")) == "06b05ab6733a618578af5f94892f3950");
+  // Fields are length-prefixed: moving a boundary changes the digest.
+  CHECK(detail::FieldHasher().field("ab").field("c").finish() != detail::FieldHasher().field("a").field("bc").finish());
+}
+
 TEST_CASE("the cache key changes with every input", "[cache]") {
   const std::vector<std::string> options = {"--gpu-architecture=sm_90a", "-DX=1"};
   const std::string base = cacheKey("src", options, "sm_90a");
-  CHECK(base.size() == 64);
+  CHECK(base.size() == 32); // XXH3-128, hex
   CHECK(base == cacheKey("src", options, "sm_90a"));
   CHECK(base != cacheKey("src2", options, "sm_90a"));
   CHECK(base != cacheKey("src", {"--gpu-architecture=sm_90a", "-DX=2"}, "sm_90a"));

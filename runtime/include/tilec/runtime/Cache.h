@@ -1,8 +1,8 @@
 // The CUBIN caches: one in memory (per KernelCache object) and one on disk, shared by all processes of a user.
 //
-// Disk layout: <dir>/<key>.cubin, where key = SHA-256 (hex) of every input that can change the binary but the
+// Disk layout: <dir>/<key>.cubin, where key = XXH3-128 (hex) of every input that can change the binary but the
 // local toolkit (see cacheKey), which each entry records and load() checks. Each entry starts with a header —
-// magic, format version, payload length, SHA-256 of the payload — so a truncated, corrupted or foreign file is
+// magic, format version, payload length, XXH3-128 of the payload — so a truncated, corrupted or foreign file is
 // detected and recompiled, never trusted. Entries are written to a unique temporary file and renamed into place,
 // which is atomic on POSIX file systems: concurrent processes see either no entry or a complete one, and two
 // processes racing to compile the same key both succeed (the last rename wins with identical content).
@@ -23,7 +23,7 @@
 
 namespace tilec::runtime {
 
-// The cache key of a compilation: SHA-256 over the source, the embedded device headers, the NVRTC option list
+// The cache key of a compilation: XXH3-128 over the source, the embedded device headers, the NVRTC option list
 // (without the CUDA include directory, which names the local toolkit), the arch and the tilec version, each
 // length-prefixed. The toolkit that compiles (Compiler::toolchain) is not in the key but recorded in each entry and
 // checked on load, so that a cache warmed elsewhere still serves a machine without NVRTC.

@@ -1,5 +1,5 @@
-// SHA-256 (FIPS 180-4), used for cache keys and cache-entry checksums. Not for security: the point is that keys of
-// different inputs do not collide and that a corrupted entry is noticed.
+// SHA-256 (FIPS 180-4), the section checksums of module files (.tcm, ModuleFile.h). Not for security: the point is
+// that a damaged section is noticed. (The CUBIN cache hashes with XXH3-128 instead: runtime/lib/Hash.h.)
 #pragma once
 
 #include <array>
