@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
@@ -119,7 +122,72 @@ std::optional<std::string> defaultCacheDirectory() {
   return std::nullopt;
 }
 
-DiskCache::DiskCache(std::string directory) : directory_(std::move(directory)) {}
+std::uint64_t defaultCacheMaxBytes() {
+  constexpr std::uint64_t kDefault = std::uint64_t{1} << 30;
+  const std::string text = environment("TILEC_CACHE_MAX_BYTES");
+  const std::size_t digits = std::min(text.find_first_not_of("0123456789"), text.size());
+  const std::string suffix = text.substr(digits);
+  const int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : -1;
+  if (digits == 0 || digits > 12 || shift < 0) // empty, no number, absurdly large or an unknown unit
+    return kDefault;
+  return std::stoull(text.substr(0, digits)) << shift;
+}
+
+DiskCache::DiskCache(std::string directory, std::uint64_t maxBytes)
+    : directory_(std::move(directory)), maxBytes_(maxBytes) {}
+
+TrimResult DiskCache::trim(const std::string &keep) const {
+  TrimResult result;
+  DIR *directory = opendir(directory_.c_str());
+  if (!directory)
+    return result;
+  struct Entry {
+    std::string path;
+    std::uint64_t bytes;
+    timespec used;
+  };
+  std::vector<Entry> entries;
+  const std::string keptName = keep.empty() ? "" : keep + ".cubin";
+  const time_t staleBefore = time(nullptr) - kStaleTemporarySeconds;
+  while (dirent *item = readdir(directory)) {
+    std::string name = item->d_name;
+    struct stat info {};
+    std::string path = directory_ + "/" + name;
+    if (lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+      continue;
+    auto endsWith = [&](const char *suffix) {
+      std::size_t length = std::strlen(suffix);
+      return name.size() > length && name.compare(name.size() - length, length, suffix) == 0;
+    };
+    if (name[0] == '.' && endsWith(".tmp")) {
+      // A temporary of store() whose writer died between open and rename.
+      if (info.st_mtime < staleBefore && unlink(path.c_str()) == 0)
+        ++result.removedTemporaries;
+    } else if (endsWith(".cubin")) {
+      result.entryBytes += static_cast<std::uint64_t>(info.st_size);
+      if (name != keptName)
+        entries.push_back({std::move(path), static_cast<std::uint64_t>(info.st_size), info.st_mtim});
+    }
+  }
+  closedir(directory);
+  if (result.entryBytes <= maxBytes_)
+    return result;
+  // Down to 90% of the bound, so that the next few stores do not each evict again.
+  const std::uint64_t target = maxBytes_ - maxBytes_ / 10;
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
+  });
+  for (const Entry &entry : entries) {
+    if (result.entryBytes <= target)
+      break;
+    // Another process may have evicted it already: it is gone either way.
+    if (unlink(entry.path.c_str()) == 0 || errno == ENOENT) {
+      result.entryBytes -= entry.bytes;
+      ++result.evictedEntries;
+    }
+  }
+  return result;
+}
 
 std::string DiskCache::entryPath(const std::string &key) const { return directory_ + "/" + key + ".cubin"; }
 
@@ -227,6 +295,9 @@ std::optional<Cubin> DiskCache::load(const std::string &key, const std::optional
   } else if (toolchain && cubin->toolchain != *toolchain) {
     ++staleEntries_; // another toolkit made it: recompiled here, and the entry replaced
     cubin.reset();
+  } else {
+    // The modification time is the entry's last use: trim() evicts the least recently used first.
+    utimensat(AT_FDCWD, entryPath(key).c_str(), nullptr, 0);
   }
   return cubin;
 }
@@ -255,8 +326,10 @@ bool DiskCache::store(const std::string &key, const Cubin &cubin) const {
   // fsync before rename: after a crash the entry is either absent or complete, never a renamed partial file.
   bool ok = written == bytes.size() && fsync(fd) == 0;
   ok = (close(fd) == 0) && ok;
-  if (ok && std::rename(temporary.c_str(), entryPath(key).c_str()) == 0)
+  if (ok && std::rename(temporary.c_str(), entryPath(key).c_str()) == 0) {
+    trim(key);
     return true;
+  }
   std::remove(temporary.c_str());
   return false;
 }

@@ -14,7 +14,7 @@ static std::unique_ptr<DiskCache> makeDiskCache(const RuntimeOptions &options) {
   std::optional<std::string> directory = options.cacheDirectory ? options.cacheDirectory : defaultCacheDirectory();
   if (!directory || directory->empty())
     return nullptr;
-  return std::make_unique<DiskCache>(*directory);
+  return std::make_unique<DiskCache>(*directory, options.cacheMaxBytes.value_or(defaultCacheMaxBytes()));
 }
 
 Runtime::Runtime(RuntimeOptions options)

@@ -33,9 +33,23 @@ std::string cacheKey(const std::string &source, const std::vector<std::string> &
 // $TILEC_CACHE is "0" (disk cache disabled) or no directory can be derived.
 std::optional<std::string> defaultCacheDirectory();
 
+// The disk cache's size bound: $TILEC_CACHE_MAX_BYTES (a byte count; a K, M or G suffix multiplies by 2^10, 2^20,
+// 2^30), else 1 GiB. An unparsable value is the default.
+std::uint64_t defaultCacheMaxBytes();
+
+// What one DiskCache::trim() did.
+struct TrimResult {
+  std::uint64_t entryBytes = 0;        // the entries' total size afterwards
+  std::uint64_t evictedEntries = 0;
+  std::uint64_t removedTemporaries = 0;
+};
+
 class DiskCache {
 public:
-  explicit DiskCache(std::string directory);
+  // Temporary files older than this are left by killed processes (a live writer renames within milliseconds).
+  static constexpr long kStaleTemporarySeconds = 3600;
+
+  explicit DiskCache(std::string directory, std::uint64_t maxBytes = defaultCacheMaxBytes());
 
   const std::string &directory() const { return directory_; }
   std::string entryPath(const std::string &key) const;
@@ -45,9 +59,15 @@ public:
   // an entry made by another one is a miss too (counted in staleEntries()); without one (no NVRTC here), any
   // toolchain's entry is served.
   std::optional<Cubin> load(const std::string &key, const std::optional<std::string> &toolchain = std::nullopt) const;
-  // Writes the entry atomically. Returns false (and leaves no partial file) when the directory is not writable: a
-  // cache that cannot be written only costs time.
+  // Writes the entry atomically, then trims the directory. Returns false (and leaves no partial file) when the
+  // directory is not writable: a cache that cannot be written only costs time.
   bool store(const std::string &key, const Cubin &cubin) const;
+  // Evicts least recently used entries (by modification time; load() refreshes it on every hit) until the entries
+  // total at most 90% of maxBytes, when they exceed maxBytes, and removes temporary files older than
+  // kStaleTemporarySeconds. `keep` (the entry just stored) is never evicted. Errors (another process trimming at the
+  // same time, an unreadable directory) only make it do less. store() calls it.
+  TrimResult trim(const std::string &keep = "") const;
+  std::uint64_t maxBytes() const { return maxBytes_; }
 
   std::uint64_t corruptEntries() const { return corruptEntries_.load(); }
   std::uint64_t staleEntries() const { return staleEntries_.load(); }
@@ -59,6 +79,7 @@ public:
 
 private:
   std::string directory_;
+  std::uint64_t maxBytes_;
   mutable std::atomic<std::uint64_t> corruptEntries_{0};
   mutable std::atomic<std::uint64_t> staleEntries_{0};
 };

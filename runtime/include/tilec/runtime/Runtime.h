@@ -27,6 +27,8 @@ struct RuntimeOptions {
   CompilerConfig compiler;
   // Disk cache directory. Unset: defaultCacheDirectory() (honours TILEC_CACHE=0); empty string: no disk cache.
   std::optional<std::string> cacheDirectory;
+  // Disk cache size bound in bytes; unset: defaultCacheMaxBytes() ($TILEC_CACHE_MAX_BYTES, else 1 GiB).
+  std::optional<std::uint64_t> cacheMaxBytes;
 };
 
 struct CompileResult {
