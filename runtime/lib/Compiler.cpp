@@ -369,11 +369,13 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
 }
 
 std::string Compiler::compilePtx(const std::string &source, const CompileOptions &options) const {
-  requireRealArch(*this, options);
+  // A virtual architecture (compute_90a) as given; a real one's virtual one: PTX for compute_90a, not SASS for sm_90a.
+  const bool isVirtual = options.arch.rfind("compute_", 0) == 0 && options.arch.size() > 8;
+  if (!isVirtual)
+    requireRealArch(*this, options);
   const Nvrtc &api = nvrtc();
-  // The virtual architecture of the real one: PTX for compute_90a rather than SASS for sm_90a.
   std::vector<std::string> optionStrings = nvrtcOptions(options);
-  optionStrings[0] = "--gpu-architecture=compute_" + options.arch.substr(3);
+  optionStrings[0] = "--gpu-architecture=compute_" + options.arch.substr(isVirtual ? 8 : 3);
   optionStrings.erase(std::remove(optionStrings.begin(), optionStrings.end(), "--ptxas-options=-v"),
                       optionStrings.end());
   std::string log, ptx;

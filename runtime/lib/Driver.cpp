@@ -87,6 +87,7 @@ std::shared_ptr<Driver> Driver::load(const std::string &libraryPath) {
   TILEC_RESOLVE(cuModuleUnload);
   TILEC_RESOLVE(cuModuleGetFunction);
   TILEC_RESOLVE(cuFuncSetAttribute);
+  TILEC_RESOLVE(cuFuncGetAttribute);
   TILEC_RESOLVE(cuLaunchKernel);
   TILEC_RESOLVE(cuMemAlloc);
   TILEC_RESOLVE(cuMemFree);

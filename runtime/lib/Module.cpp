@@ -302,6 +302,28 @@ Driver &Module::driver() const {
   return *driver_;
 }
 
+FunctionAttributes Module::functionAttributes(const std::string &function) const {
+  Loaded &loaded = loadedForCurrentContext();
+  Driver &driver = this->driver();
+  const DriverApi &api = driver.api();
+  for (cu::ModuleHandle handle : loaded.modules) {
+    cu::Function found = nullptr;
+    if (api.cuModuleGetFunction(&found, handle, function.c_str()) != 0 || !found)
+      continue; // not in this CUBIN
+    FunctionAttributes attributes;
+    auto get = [&](int &value, int attribute, const char *call) {
+      driver.check(api.cuFuncGetAttribute(&value, attribute, found), call);
+    };
+    get(attributes.registers, cu::kFuncAttributeNumRegs, "cuFuncGetAttribute(NUM_REGS)");
+    get(attributes.localBytesPerThread, cu::kFuncAttributeLocalSizeBytes, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)");
+    get(attributes.staticSharedBytes, cu::kFuncAttributeSharedSizeBytes, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    get(attributes.maxThreadsPerBlock, cu::kFuncAttributeMaxThreadsPerBlock,
+        "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+    return attributes;
+  }
+  throw Error(fmt::format("no CUBIN of the module has a kernel named '{}'", function));
+}
+
 Module::Loaded &Module::loadedForCurrentContext() const {
   Driver &driver = this->driver();
   cu::Context context = driver.currentContext();

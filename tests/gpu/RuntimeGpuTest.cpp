@@ -105,6 +105,14 @@ TEST_CASE("the device arch is reported and used for compiling", "[gpu]") {
   CHECK(arch.rfind("sm_", 0) == 0);
   CHECK(kernels().compiled.cubin->arch == arch);
   CHECK(kernels().compiled.cubin->ptxasInfo("splitk_mma"));
+  // The driver's figures for the loaded CUBIN agree with ptxas's (CUDA_CACHE_DISABLE=1 keeps the log complete).
+  FunctionAttributes attributes = kernels().module->functionAttributes("splitk_mma");
+  CHECK(attributes.registers > 0);
+  CHECK(attributes.maxThreadsPerBlock > 0);
+  if (auto info = kernels().compiled.cubin->ptxasInfo("splitk_mma"); info && info->registers > 0) {
+    CHECK(attributes.registers == info->registers);
+    CHECK(attributes.localBytesPerThread == info->stackFrameBytes);
+  }
 }
 
 TEST_CASE("split-K GEMM through a workspace plan matches a float64 reference", "[gpu]") {

@@ -78,6 +78,17 @@ TEST_CASE("a virtual or missing arch is rejected before NVRTC runs", "[compiler]
   CHECK_THROWS_AS(compiler.compile("", {""}), CompileError);
 }
 
+TEST_CASE("PTX comes for a real arch's virtual one or for a virtual arch itself", "[compiler]") {
+  Compiler compiler;
+  const std::string source = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n";
+  std::string fromReal = compiler.compilePtx(source, {"sm_90a"});
+  std::string fromVirtual = compiler.compilePtx(source, {"compute_90a"});
+  CHECK(fromReal.find(".target sm_90a") != std::string::npos);
+  CHECK(fromVirtual == fromReal);
+  CHECK(compiler.compilePtx(source, {"compute_80"}).find(".target sm_80") != std::string::npos);
+  CHECK_THROWS_WITH(compiler.compilePtx(source, {"compute_"}), Catch::Contains("arch must name a real GPU"));
+}
+
 TEST_CASE("the device headers are embedded in the library", "[compiler]") {
   const auto &headers = Compiler::deviceHeaders();
   std::vector<std::string> names;

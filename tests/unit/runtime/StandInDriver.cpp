@@ -106,6 +106,22 @@ Result cuFuncSetAttribute(void *function, int attribute, int value) {
   }
   return kSuccess;
 }
+// Fixed figures, so that tests can tell they came from here.
+Result cuFuncGetAttribute(int *value, int attribute, void *) {
+  switch (attribute) {
+  case 0: *value = 768; return kSuccess;  // MAX_THREADS_PER_BLOCK
+  case 1: *value = 4096; return kSuccess; // SHARED_SIZE_BYTES
+  case 3: *value = 24; return kSuccess;   // LOCAL_SIZE_BYTES
+  case 4: *value = 80; return kSuccess;   // NUM_REGS
+  default: *value = 0; return kSuccess;
+  }
+}
+Result cuModuleGetFunctionByName(void **function, void *module, const char *name) {
+  // "missing_kernel" is absent from every module, as a real lookup of an unknown name would be.
+  if (std::strcmp(name, "missing_kernel") == 0)
+    return kErrorNotFound;
+  return cuModuleGetFunction(function, module, name);
+}
 Result cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                       unsigned sharedBytes, void *, void **, void **) {
   gLaunches.fetch_add(1);
@@ -153,18 +169,40 @@ struct EntryPoint {
 
 #define TILEC_ENTRY(name) {#name, reinterpret_cast<void *>(&name)}
 const EntryPoint kEntryPoints[] = {
-    TILEC_ENTRY(cuInit), {"cuDriverGetVersion", reinterpret_cast<void *>(&reportVersion)},       TILEC_ENTRY(cuGetErrorName),
-    TILEC_ENTRY(cuGetErrorString), TILEC_ENTRY(cuDeviceGet),              TILEC_ENTRY(cuDeviceGetCount),
-    TILEC_ENTRY(cuDeviceGetAttribute), TILEC_ENTRY(cuDevicePrimaryCtxRetain), TILEC_ENTRY(cuDevicePrimaryCtxRelease),
-    TILEC_ENTRY(cuCtxGetCurrent),  TILEC_ENTRY(cuCtxSetCurrent),          TILEC_ENTRY(cuCtxGetDevice),
+    {"cuDriverGetVersion", reinterpret_cast<void *>(&reportVersion)},
     {"cuCtxSynchronize", reinterpret_cast<void *>(&cuSuccess0)},
-    TILEC_ENTRY(cuModuleLoadData), TILEC_ENTRY(cuModuleUnload),           TILEC_ENTRY(cuModuleGetFunction),
-    TILEC_ENTRY(cuFuncSetAttribute), TILEC_ENTRY(cuLaunchKernel),         TILEC_ENTRY(cuMemAlloc),
-    TILEC_ENTRY(cuMemFree),        TILEC_ENTRY(cuMemAllocAsync),          TILEC_ENTRY(cuMemFreeAsync),
-    TILEC_ENTRY(cuMemsetD8Async),  TILEC_ENTRY(cuMemcpyHtoD),             TILEC_ENTRY(cuMemcpyDtoH),
-    TILEC_ENTRY(cuStreamCreate),   TILEC_ENTRY(cuStreamDestroy),          TILEC_ENTRY(cuStreamSynchronize),
-    TILEC_ENTRY(cuEventCreate),    TILEC_ENTRY(cuEventDestroy),           TILEC_ENTRY(cuEventRecord),
-    TILEC_ENTRY(cuEventSynchronize), TILEC_ENTRY(cuEventElapsedTime),
+    {"cuModuleGetFunction", reinterpret_cast<void *>(&cuModuleGetFunctionByName)},
+    TILEC_ENTRY(cuInit),
+    TILEC_ENTRY(cuGetErrorName),
+    TILEC_ENTRY(cuGetErrorString),
+    TILEC_ENTRY(cuDeviceGet),
+    TILEC_ENTRY(cuDeviceGetCount),
+    TILEC_ENTRY(cuDeviceGetAttribute),
+    TILEC_ENTRY(cuDevicePrimaryCtxRetain),
+    TILEC_ENTRY(cuDevicePrimaryCtxRelease),
+    TILEC_ENTRY(cuCtxGetCurrent),
+    TILEC_ENTRY(cuCtxSetCurrent),
+    TILEC_ENTRY(cuCtxGetDevice),
+    TILEC_ENTRY(cuModuleLoadData),
+    TILEC_ENTRY(cuModuleUnload),
+    TILEC_ENTRY(cuFuncSetAttribute),
+    TILEC_ENTRY(cuFuncGetAttribute),
+    TILEC_ENTRY(cuLaunchKernel),
+    TILEC_ENTRY(cuMemAlloc),
+    TILEC_ENTRY(cuMemFree),
+    TILEC_ENTRY(cuMemAllocAsync),
+    TILEC_ENTRY(cuMemFreeAsync),
+    TILEC_ENTRY(cuMemsetD8Async),
+    TILEC_ENTRY(cuMemcpyHtoD),
+    TILEC_ENTRY(cuMemcpyDtoH),
+    TILEC_ENTRY(cuStreamCreate),
+    TILEC_ENTRY(cuStreamDestroy),
+    TILEC_ENTRY(cuStreamSynchronize),
+    TILEC_ENTRY(cuEventCreate),
+    TILEC_ENTRY(cuEventDestroy),
+    TILEC_ENTRY(cuEventRecord),
+    TILEC_ENTRY(cuEventSynchronize),
+    TILEC_ENTRY(cuEventElapsedTime),
 };
 #undef TILEC_ENTRY
 

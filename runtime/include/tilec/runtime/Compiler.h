@@ -71,8 +71,9 @@ public:
 
   // Compiles `source` to a CUBIN for options.arch. Throws CompileError with NVRTC's log and the options on failure.
   Cubin compile(const std::string &source, const CompileOptions &options) const;
-  // Compiles `source` to PTX for the virtual architecture of options.arch (sm_90a -> compute_90a): what
-  // `tilec --emit=ptx` prints. Throws CompileError like compile().
+  // Compiles `source` to PTX for the virtual architecture of options.arch (sm_90a -> compute_90a), or for
+  // options.arch itself when it is one (compute_90a): what `tilec --emit=ptx` prints. Throws CompileError like
+  // compile().
   std::string compilePtx(const std::string &source, const CompileOptions &options) const;
 
   // The exact option list compile() would hand to NVRTC.

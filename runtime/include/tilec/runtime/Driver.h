@@ -30,6 +30,10 @@ using DevicePtr = unsigned long long;
 constexpr int kDeviceAttributeMaxSharedMemoryPerBlockOptin = 97;
 constexpr int kDeviceAttributeComputeCapabilityMajor = 75;
 constexpr int kDeviceAttributeComputeCapabilityMinor = 76;
+constexpr int kFuncAttributeMaxThreadsPerBlock = 0;
+constexpr int kFuncAttributeSharedSizeBytes = 1; // static shared memory
+constexpr int kFuncAttributeLocalSizeBytes = 3;  // local memory per thread: spills and stack
+constexpr int kFuncAttributeNumRegs = 4;
 constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
 constexpr unsigned kEventDefault = 0;
 constexpr Result kErrorNotReady = 600;
@@ -55,6 +59,7 @@ struct DriverApi {
   cu::Result (*cuModuleUnload)(cu::ModuleHandle);
   cu::Result (*cuModuleGetFunction)(cu::Function *, cu::ModuleHandle, const char *name);
   cu::Result (*cuFuncSetAttribute)(cu::Function, int attribute, int value);
+  cu::Result (*cuFuncGetAttribute)(int *value, int attribute, cu::Function);
   cu::Result (*cuLaunchKernel)(cu::Function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                unsigned bz, unsigned sharedBytes, cu::Stream, void **params, void **extra);
   cu::Result (*cuMemAlloc)(cu::DevicePtr *, size_t bytes);

@@ -42,6 +42,16 @@ struct ResolvedStep {
 
 class Module;
 
+// A kernel's resources as the driver reports them for the loaded CUBIN (cuFuncGetAttribute): unlike the ptxas log
+// (Cubin::ptxasInfo), always there, also for CUBINs that NVRTC served from the CUDA compute cache or that came from
+// a module file.
+struct FunctionAttributes {
+  int registers = 0;           // per thread
+  int localBytesPerThread = 0; // local memory: spill slots and stack frame; non-zero usually means spills
+  int staticSharedBytes = 0;
+  int maxThreadsPerBlock = 0;  // what the register count allows
+};
+
 // What Entry::launch(stream, args...) accepts as an argument.
 template <typename T>
 constexpr bool isLaunchArgument = std::is_same_v<T, TensorView> || std::is_same_v<T, DLTensor> ||
@@ -107,6 +117,10 @@ public:
 
   // The loaded driver (loading it on first use). Throws NoDriverError.
   Driver &driver() const;
+
+  // The attributes of kernel `function` (its extern "C" name) in the current context, loading the CUBINs there if
+  // needed. Throws NoDriverError without a driver, Error when no CUBIN of the module has that kernel.
+  FunctionAttributes functionAttributes(const std::string &function) const;
 
 private:
   friend class Entry;

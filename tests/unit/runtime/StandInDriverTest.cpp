@@ -1,5 +1,5 @@
-// Concurrent launches of one kernel that need different amounts of dynamic shared memory (issue 11, defect #4),
-// against the stand-in driver (StandInDriver.cpp): no GPU needed.
+// Launches against the stand-in driver (StandInDriver.cpp): no GPU needed. Kernel attributes from the driver, and
+// concurrent launches of one kernel that need different amounts of dynamic shared memory (issue 11, defect #4).
 //
 // Before the fix, Entry::launch did, without a lock:
 //   if (bytes > function.sharedOptedIn) { cuFuncSetAttribute(function, MAX_DYNAMIC_SHARED, bytes);
@@ -142,4 +142,18 @@ TEST_CASE("concurrent launches opt a kernel in to dynamic shared memory atomical
   CHECK(failedFinalLaunches == 0);
   CHECK(rejected() == rejectedBefore);
   CHECK(lowered() == loweredBefore); // the attribute only ever goes up
+}
+
+TEST_CASE("kernel registers and local memory come from the driver, not the ptxas log", "[driver]") {
+  if (!haveStandInDriver())
+    return;
+  auto module = sharedMemoryModule(); // its Cubin has an empty log: ptxasInfo knows nothing
+  REQUIRE_FALSE(module->cubins()[0]->ptxasInfo("k"));
+  FunctionAttributes attributes = module->functionAttributes("k");
+  CHECK(attributes.registers == 80); // the stand-in driver's figures
+  CHECK(attributes.localBytesPerThread == 24);
+  CHECK(attributes.staticSharedBytes == 4096);
+  CHECK(attributes.maxThreadsPerBlock == 768);
+  CHECK_THROWS_WITH(module->functionAttributes("missing_kernel"),
+                    Catch::Contains("no CUBIN of the module has a kernel named 'missing_kernel'"));
 }
