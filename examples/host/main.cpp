@@ -5,6 +5,7 @@
 //
 // Without a GPU it still compiles (for --arch, default sm_90a), reports the kernel's registers, and explains that
 // launching needs a CUDA driver; it exits 0 in that case so that it can be built and run in CI.
+#include <tilec/runtime/DeviceBuffer.h>
 #include <tilec/runtime/Error.h>
 #include <tilec/runtime/Runtime.h>
 
@@ -60,24 +61,20 @@ int main(int argc, char **argv) {
       return 0;
     }
 
-    // The host owns its memory and stream; tilec only launches on them.
+    // The driver's figures for the loaded kernel: there even when the CUBIN came from a cache without a ptxas log.
+    rt::FunctionAttributes attributes = module->functionAttributes("axpy_bf16");
+    std::printf("loaded axpy_bf16: %d registers, %d bytes of local memory per thread\n", attributes.registers,
+                attributes.localBytesPerThread);
+
+    // The host owns its memory and stream; tilec only launches on them. DeviceBuffer frees its memory when it goes
+    // out of scope; a host with its own allocator passes its pointers instead.
     rt::Driver &driver = runtime.driver();
-    const rt::DriverApi &api = driver.api();
     const long long n = 1000;
-    std::vector<std::uint16_t> x(n, 0x3f80); // bf16 1.0
-    std::vector<float> y(n, 1.0f);
-    rt::cu::DevicePtr deviceX = 0, deviceY = 0;
-    driver.check(api.cuMemAlloc(&deviceX, n * 2), "cuMemAlloc");
-    driver.check(api.cuMemAlloc(&deviceY, n * 4), "cuMemAlloc");
-    driver.check(api.cuMemcpyHtoD(deviceX, x.data(), n * 2), "cuMemcpyHtoD");
-    driver.check(api.cuMemcpyHtoD(deviceY, y.data(), n * 4), "cuMemcpyHtoD");
-    rt::TensorView viewX(reinterpret_cast<void *>(deviceX), rt::DType::BF16, {n});
-    rt::TensorView viewY(reinterpret_cast<void *>(deviceY), rt::DType::F32, {n});
-    module->entry("axpy").launch(nullptr, viewX, viewY);
-    driver.check(api.cuMemcpyDtoH(y.data(), deviceY, n * 4), "cuMemcpyDtoH");
-    api.cuMemFree(deviceX);
-    api.cuMemFree(deviceY);
-    for (float value : y)
+    rt::DeviceBuffer x(driver, n * 2), y(driver, n * 4);
+    x.upload(std::vector<std::uint16_t>(n, 0x3f80)); // bf16 1.0
+    y.upload(std::vector<float>(n, 1.0f));
+    module->entry("axpy").launch(nullptr, x.view(rt::DType::BF16, {n}), y.view(rt::DType::F32, {n}));
+    for (float value : y.download<float>())
       if (std::fabs(value - 3.0f) > 0.f) {
         std::fprintf(stderr, "wrong result %f (expected 3)\n", value);
         return 1;

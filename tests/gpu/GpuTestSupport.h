@@ -1,6 +1,7 @@
 // Shared pieces of the GPU tests: skipping without a driver, device buffers, bf16 on the host, error norms.
 #pragma once
 
+#include "tilec/runtime/DeviceBuffer.h"
 #include "tilec/runtime/Driver.h"
 #include "tilec/runtime/Error.h"
 
@@ -32,31 +33,8 @@ inline std::shared_ptr<runtime::Driver> driverOrNull() {
     return;                                                                                                         \
   driver->currentContext()
 
-class DeviceBuffer {
-public:
-  DeviceBuffer(runtime::Driver &driver, std::size_t bytes) : driver_(driver), bytes_(bytes) {
-    driver_.check(driver_.api().cuMemAlloc(&pointer_, bytes ? bytes : 1), "cuMemAlloc");
-  }
-  ~DeviceBuffer() { driver_.api().cuMemFree(pointer_); }
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-
-  void *data() const { return reinterpret_cast<void *>(pointer_); }
-  template <typename T> void upload(const std::vector<T> &host) {
-    REQUIRE(host.size() * sizeof(T) == bytes_);
-    driver_.check(driver_.api().cuMemcpyHtoD(pointer_, host.data(), bytes_), "cuMemcpyHtoD");
-  }
-  template <typename T> std::vector<T> download() const {
-    std::vector<T> host(bytes_ / sizeof(T));
-    driver_.check(driver_.api().cuMemcpyDtoH(host.data(), pointer_, bytes_), "cuMemcpyDtoH");
-    return host;
-  }
-
-private:
-  runtime::Driver &driver_;
-  std::size_t bytes_;
-  runtime::cu::DevicePtr pointer_ = 0;
-};
+// The runtime's own: upload(vector) and download<T>() move the whole buffer.
+using runtime::DeviceBuffer;
 
 // bf16 as stored: the high 16 bits of an fp32, rounded to nearest even.
 inline std::uint16_t toBf16(float value) {

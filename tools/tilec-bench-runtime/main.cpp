@@ -10,6 +10,7 @@
 // Every figure is the median of many repetitions. The compile figures need no GPU; the launch figures are skipped
 // (with a message) when there is no CUDA driver. Usage: tilec-bench-runtime [--arch sm_90a] [--repeat N]
 #include "TestKernels.h"
+#include "tilec/runtime/DeviceBuffer.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Runtime.h"
 
@@ -133,16 +134,15 @@ void benchLaunch(Runtime &runtime, Driver &driver) {
   driver.check(api.cuModuleGetFunction(&bareFunction, bareModule, "empty_kernel"), "cuModuleGetFunction");
 
   const int n = 1024;
-  cu::DevicePtr buffer = 0;
-  driver.check(api.cuMemAlloc(&buffer, n * 4), "cuMemAlloc");
+  DeviceBuffer buffer(driver, n * 4);
   cu::Stream stream = nullptr;
   driver.check(api.cuStreamCreate(&stream, 1 /* non-blocking */), "cuStreamCreate");
   cu::Event start = nullptr, stop = nullptr;
   driver.check(api.cuEventCreate(&start, cu::kEventDefault), "cuEventCreate");
   driver.check(api.cuEventCreate(&stop, cu::kEventDefault), "cuEventCreate");
 
-  TensorView x(reinterpret_cast<void *>(buffer), DType::F32, {n});
-  void *xPointer = reinterpret_cast<void *>(buffer);
+  TensorView x = buffer.view(DType::F32, {n});
+  void *xPointer = buffer.data();
   int nValue = n;
   void *params[] = {&xPointer, &nValue};
   const Entry &empty = module->entry("empty");
@@ -218,7 +218,6 @@ void benchLaunch(Runtime &runtime, Driver &driver) {
   api.cuEventDestroy(start);
   api.cuEventDestroy(stop);
   api.cuStreamDestroy(stream);
-  api.cuMemFree(buffer);
   api.cuModuleUnload(bareModule);
 }
 

@@ -6,6 +6,7 @@
 // The tests read what it saw through the tilecStandIn* functions (dlsym on the same path).
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -131,19 +132,34 @@ Result cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned, un
   }
   return kSuccess;
 }
-Result cuMemAlloc(unsigned long long *pointer, size_t) {
-  *pointer = 0x1000;
+// Device memory is host memory here, so that copies round-trip; live allocations are counted.
+std::atomic<long> gLiveAllocations{0};
+Result cuMemAlloc(unsigned long long *pointer, size_t bytes) {
+  if (bytes == 0)
+    return kErrorInvalidValue; // as the real driver
+  *pointer = reinterpret_cast<unsigned long long>(std::malloc(bytes));
+  gLiveAllocations.fetch_add(1);
   return kSuccess;
 }
-Result cuMemFree(unsigned long long) { return kSuccess; }
+Result cuMemFree(unsigned long long pointer) {
+  std::free(reinterpret_cast<void *>(pointer));
+  gLiveAllocations.fetch_sub(1);
+  return kSuccess;
+}
 Result cuMemAllocAsync(unsigned long long *pointer, size_t, void *) {
   *pointer = 0x1000;
   return kSuccess;
 }
 Result cuMemFreeAsync(unsigned long long, void *) { return kSuccess; }
 Result cuMemsetD8Async(unsigned long long, unsigned char, size_t, void *) { return kSuccess; }
-Result cuMemcpyHtoD(unsigned long long, const void *, size_t) { return kSuccess; }
-Result cuMemcpyDtoH(void *, unsigned long long, size_t) { return kSuccess; }
+Result cuMemcpyHtoD(unsigned long long device, const void *host, size_t bytes) {
+  std::memcpy(reinterpret_cast<void *>(device), host, bytes);
+  return kSuccess;
+}
+Result cuMemcpyDtoH(void *host, unsigned long long device, size_t bytes) {
+  std::memcpy(host, reinterpret_cast<const void *>(device), bytes);
+  return kSuccess;
+}
 Result cuStreamCreate(void **stream, unsigned) {
   *stream = nullptr;
   return kSuccess;
@@ -235,6 +251,7 @@ __attribute__((visibility("default"))) long tilecStandInRejectedLaunches() { ret
 __attribute__((visibility("default"))) long tilecStandInLoweredAttributes() { return gLoweredAttributes.load(); }
 __attribute__((visibility("default"))) long tilecStandInSetAttributeCalls() { return gSetAttributeCalls.load(); }
 __attribute__((visibility("default"))) long tilecStandInLaunches() { return gLaunches.load(); }
+__attribute__((visibility("default"))) long tilecStandInLiveAllocations() { return gLiveAllocations.load(); }
 __attribute__((visibility("default"))) void tilecStandInSetAttributeDelay(int maxMicros) {
   gSetAttributeDelayMicros.store(maxMicros);
 }

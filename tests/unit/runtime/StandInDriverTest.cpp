@@ -12,6 +12,7 @@
 // a few rounds (the driver sees the attribute lowered and rejects launches, and in a few percent of the rounds the
 // final large launch fails too: checked by reverting the lock locally, 95-141 rejected launches in 60 rounds); with
 // the check, set and store under one lock and only upwards, it never does.
+#include "tilec/runtime/DeviceBuffer.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Module.h"
 
@@ -156,4 +157,37 @@ TEST_CASE("kernel registers and local memory come from the driver, not the ptxas
   CHECK(attributes.maxThreadsPerBlock == 768);
   CHECK_THROWS_WITH(module->functionAttributes("missing_kernel"),
                     Catch::Contains("no CUBIN of the module has a kernel named 'missing_kernel'"));
+}
+
+TEST_CASE("DeviceBuffer allocates, copies both ways, moves and frees", "[driver][buffer]") {
+  if (!haveStandInDriver())
+    return;
+  std::shared_ptr<Driver> driver = Driver::load(standInDriverPath());
+  auto live = standInSymbol<long (*)()>("tilecStandInLiveAllocations");
+  const long before = live();
+  {
+    DeviceBuffer buffer(*driver, 4 * sizeof(float));
+    CHECK(live() == before + 1);
+    CHECK(buffer.bytes() == 16);
+    buffer.upload(std::vector<float>{1, 2, 3, 4});
+    CHECK(buffer.download<float>() == std::vector<float>{1, 2, 3, 4});
+    float three = 0;
+    buffer.download(&three, sizeof three, 2 * sizeof(float));
+    CHECK(three == 3);
+    CHECK_THROWS_WITH(buffer.upload(std::vector<float>{1, 2}), Catch::Contains("8 bytes given for a 16-byte buffer"));
+    CHECK_THROWS_WITH(buffer.download(&three, 8, 12), Catch::Contains("leave the 16-byte buffer"));
+    CHECK_THROWS_WITH(buffer.upload(&three, 1, SIZE_MAX), Catch::Contains("leave the 16-byte buffer"));
+
+    TensorView view = buffer.view(DType::F32, {2, 2});
+    CHECK(view.data() == buffer.data());
+    CHECK_THROWS_AS(buffer.view(DType::F32, {5}), ArgumentError);
+
+    DeviceBuffer moved = std::move(buffer);
+    CHECK(buffer.data() == nullptr);
+    CHECK(moved.download<float>() == std::vector<float>{1, 2, 3, 4});
+    moved = DeviceBuffer(*driver, 0); // the old memory is freed; an empty buffer still has a pointer
+    CHECK(moved.data() != nullptr);
+    CHECK(live() == before + 1);
+  }
+  CHECK(live() == before); // nothing leaks
 }
