@@ -8,7 +8,8 @@
 //     before the loop and for iteration n+stages-1 at the top of iteration n, and emits nothing where it stands;
 //   - the tile's alloc gets `tile.stages` = stages: tile-plan-shared-memory reserves that many buffers, and
 //     iteration n reads buffer (n - lo) mod stages.
-// A copy qualifies when cp.async can do it (16-byte chunks: gpu::vectorCopyElements), its source region's offsets
+// A copy qualifies when cp.async can do it (16-byte chunks: gpu::vectorCopyElements; a dynamic last dim is checked
+// at run time by the emitter, which fills the buffer with plain stores when the check fails), its source region's offsets
 // are computed in the body from the induction variable and values from outside by side-effect-free index
 // arithmetic (the emitter recomputes them for a later iteration), it comes before every other use of the tile in
 // the body, nothing else in the loop writes the tile or the tensor, and the tile is not used outside the loop (which buffer
@@ -74,10 +75,13 @@ bool writes(Operation *op, Value tile) {
 
 /// Why `copy` cannot be prefetched in `loop`, or "" when it can.
 std::string whyNot(CopyOp copy, PipelinedOp loop) {
-  if (gpu::vectorCopyElements(copy) == 0)
-    return "cp.async moves 16-byte chunks and this copy cannot (it needs a region of a global tensor with a static "
-           "last dim, 16-byte rows at offsets known to be 16-byte aligned, pad 0 and no dtype change, into a whole "
-           "shared tile)";
+  // A dynamic last dim qualifies too: the emitter checks at run time that it keeps 16-byte chunks aligned and
+  // otherwise fills the same buffer with plain stores.
+  bool dynamicLast = false;
+  if (gpu::vectorCopyElements(copy, &dynamicLast) == 0)
+    return "cp.async moves 16-byte chunks and this copy cannot (it needs a region of a global tensor whose last "
+           "dim is a multiple of 16 bytes or dynamic, 16-byte rows at offsets known to be 16-byte aligned, pad 0 "
+           "and no dtype change, into a whole shared tile)";
   Value tile = copy.getTarget();
   Value tensor = gpu::baseBuffer(copy.getSource());
   bool tensorWritten = false;

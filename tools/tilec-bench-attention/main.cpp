@@ -4,12 +4,19 @@
 // of 20; inputs of 16k tokens x 2048 bf16 per tensor, far larger than L2 together. FLOPs: forward 4·B·H·S²·d (half
 // when causal), backward 2.5x forward. Prints one line per (shape, pass).
 //
-//   tilec-bench-attention [KERNELS_DIR]      default: <binary>/../kernels, else the source tree
+//   tilec-bench-attention [KERNELS_DIR] [options]      default dir: <binary>/../kernels, else the source tree
+//     --pass fwd|bwd      time one pass only              --dim N, --seq N, --causal yes|no   one shape only
+//     -D name=value       override a constant of fwd.tile and bwd.tile (tile sizes, threads, stages)
+//     --bwd-cuda FILE     launch bwd.tile's entries with the CUDA C++ of FILE instead of the emitted code (a
+//                         hand-edited copy of `tilec --emit=cuda`: how a lowering change is tried before it is built)
+//     --bwd-smem BYTES    with --bwd-cuda: the dynamic shared memory of the main kernel's launch (a variant may need more)
+//     --label TEXT        printed in a last column, to tell runs apart in one log
 #include "tilec/Jit/GpuProgram.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Runtime.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -35,13 +42,23 @@ std::string readFile(const std::string &path) {
 }
 
 std::shared_ptr<Module> build(Runtime &rt, const std::string &dir, const std::string &file,
-                              const std::map<std::string, std::string> &defines) {
+                              const std::map<std::string, std::string> &defines, const std::string &cudaOverride = "",
+                              long long sharedOverride = 0) {
   GpuCompileOptions o;
   o.defines = defines;
   GpuProgram p = compileForGpu(readFile(dir + "/" + file), file, o);
   if (!p.ok)
     throw Error(p.diagnostics);
-  return rt.loadModule({rt.compile(p.cuda).cubin}, p.entries);
+  auto compiled = rt.compile(cudaOverride.empty() ? p.cuda : readFile(cudaOverride));
+  for (const PtxasFunctionInfo &f : compiled.cubin->ptxasInfo()) // empty when CUDA's compute cache answered
+    std::fprintf(stderr, "# %s %s: %d registers, %d bytes spilled\n", file.c_str(), f.function.c_str(),
+                 f.registers, f.spillStoreBytes);
+  if (sharedOverride > 0)
+    for (EntrySpec &entry : p.entries)
+      for (PlanStep &step : entry.plan.steps())
+        if (auto *launch = std::get_if<LaunchStep>(&step); launch && launch->function.find("_main") != std::string::npos)
+          launch->dynamicSharedBytes = Expr(static_cast<int64_t>(sharedOverride));
+  return rt.loadModule({compiled.cubin}, p.entries);
 }
 
 struct Buffer {
@@ -55,7 +72,51 @@ struct Buffer {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string dir = argc > 1 ? argv[1] : "";
+  std::string dir, pass, bwdCuda, label;
+  int onlyDim = 0, onlySeq = 0, onlyCausal = -1;
+  long long bwdSmem = 0;
+  std::map<std::string, std::string> overrides;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "tilec-bench-attention: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--pass")
+      pass = value();
+    else if (a == "--dim")
+      onlyDim = std::stoi(value());
+    else if (a == "--seq")
+      onlySeq = std::stoi(value());
+    else if (a == "--causal")
+      onlyCausal = value() == "yes";
+    else if (a == "--bwd-cuda")
+      bwdCuda = value();
+    else if (a == "--bwd-smem")
+      bwdSmem = std::stoll(value());
+    else if (a == "--label")
+      label = value();
+    else if (a == "-D") {
+      std::string d = value();
+      size_t eq = d.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "tilec-bench-attention: -D wants name=value, got '%s'\n", d.c_str());
+        return 2;
+      }
+      overrides[d.substr(0, eq)] = d.substr(eq + 1);
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "tilec-bench-attention: unknown option '%s'\n", a.c_str());
+      return 2;
+    } else
+      dir = a;
+  }
+  if (!pass.empty() && pass != "fwd" && pass != "bwd") {
+    std::fprintf(stderr, "tilec-bench-attention: --pass is fwd or bwd, got '%s'\n", pass.c_str());
+    return 2;
+  }
   if (dir.empty()) {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -75,12 +136,16 @@ int main(int argc, char **argv) {
     for (int dim : {64, 128})
       for (int seq : {1024, 2048, 4096, 8192})
         for (bool causal : {false, true}) {
+          if ((onlyDim && dim != onlyDim) || (onlySeq && seq != onlySeq) || (onlyCausal >= 0 && causal != onlyCausal))
+            continue;
           const int64_t B = 16384 / seq, H = 2048 / dim, S = seq, D = dim;
           std::map<std::string, std::string> defs = {{"dim", std::to_string(dim)},
                                                      {"causal", causal ? "true" : "false"}};
+          for (const auto &[name, value] : overrides)
+            defs[name] = value;
           auto fwd = build(rt, dir, "flash_attention/fwd.tile", defs);
           auto pre = build(rt, dir, "flash_attention/bwd_preprocess.tile", {{"dim", std::to_string(dim)}});
-          auto bwd = build(rt, dir, "flash_attention/bwd.tile", defs);
+          auto bwd = build(rt, dir, "flash_attention/bwd.tile", defs, bwdCuda, bwdSmem);
           const size_t nQ = B * S * H * D, nL = B * H * S;
           Buffer Q(driver, nQ * 2), K(driver, nQ * 2), V(driver, nQ * 2), dO(driver, nQ * 2), O(driver, nQ * 2),
               lse(driver, nL * 4), delta(driver, nL * 4), dQ(driver, nQ * 2), dK(driver, nQ * 2), dV(driver, nQ * 2);
@@ -98,6 +163,8 @@ int main(int argc, char **argv) {
           double flops = 4.0 * B * H * double(S) * S * D * (causal ? 0.5 : 1.0);
           for (auto [name, run, scale] : {std::tuple<const char *, std::function<void()>, double>{"fwd", runFwd, 1.0},
                                           {"bwd", runBwd, 2.5}}) {
+            if (!pass.empty() && pass != name)
+              continue;
             cu::Event start, stop;
             driver.check(driver.api().cuEventCreate(&start, 0), "cuEventCreate");
             driver.check(driver.api().cuEventCreate(&stop, 0), "cuEventCreate");
@@ -115,9 +182,10 @@ int main(int argc, char **argv) {
             }
             std::sort(ms.begin(), ms.end());
             double median = (ms[9] + ms[10]) / 2;
-            std::printf("%-6s %-5lld %-4lld %-5lld %-6lld %-4s %10.3f %10.1f\n", name, (long long)B, (long long)S,
+            std::printf("%-6s %-5lld %-4lld %-5lld %-6lld %-4s %10.3f %10.1f %s\n", name, (long long)B, (long long)S,
                         (long long)H, (long long)D, causal ? "yes" : "no", median,
-                        flops * scale / (median * 1e-3) / 1e12);
+                        flops * scale / (median * 1e-3) / 1e12, label.c_str());
+            std::fflush(stdout);
             driver.api().cuEventDestroy(start);
             driver.api().cuEventDestroy(stop);
           }

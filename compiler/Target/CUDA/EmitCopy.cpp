@@ -72,10 +72,10 @@ static void emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRe
   for (int64_t x : s.shape)
     tileCoords.push_back(x == 1 ? "0" : coords[k++]);
   if (e.asyncCopies) // zero-filled where out of bounds, like load16_pred
-    e.line() << "tilec::device::cp_async_16(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], &" << g.var
+    e.line() << "tilec::device::cp_async_16(" << e.sharedAddress(s, e.sharedIndex(s, tileCoords)) << ", &" << g.var
              << "[" << e.linearIndex(g, base) << "], " << (inBounds.empty() ? "true" : inBounds) << ");\n";
   else
-    e.line() << "tilec::device::store16_shared(&" << s.var << "[" << e.sharedIndex(s, tileCoords) << "], "
+    e.line() << "tilec::device::store16_shared(" << e.sharedAddress(s, e.sharedIndex(s, tileCoords)) << ", "
              << "tilec::device::load16_pred(&" << g.var << "[" << e.linearIndex(g, base) << "], "
              << (inBounds.empty() ? "true" : inBounds) << "));\n";
   if (chunks % e.threads != 0)
@@ -172,7 +172,10 @@ static void emitVectorFragmentCopy(KernelEmitter &e, CopyOp copy, const TileRef 
 LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
   bool dynamicLast = false;
-  if (int64_t vec = gpu::vectorCopyElements(copy, asyncCopies ? nullptr : &dynamicLast)) {
+  // A dynamic last extent is checked at run time; a prefetched copy (cp.async into the buffer of a later iteration)
+  // whose check fails stores the same buffer element by element instead: the pipelined loop's wait and barrier at
+  // the top of the next iteration order those stores as they order cp.async.
+  if (int64_t vec = gpu::vectorCopyElements(copy, &dynamicLast)) {
     std::string check = dynamicLast ? src.buffer->dims.back() + " % " + std::to_string(vec) + " == 0" : "";
     return withRuntimeCheck(
         *this, check,

@@ -49,6 +49,31 @@ static LogicalResult emitSimtGemm(KernelEmitter &e, GemmOp gemm) {
   return success();
 }
 
+namespace {
+/// Element index of an ldmatrix row address in a shared operand at k-step `tc_kk`, written so that the k-step is one
+/// XOR or one add on an index computed once per thread. Written plainly (swizzled_index of `tc_kk * 16 + ...`),
+/// NVVM hoists a separately computed index per k-step out of the loop over the pipelined iterations: dozens of live
+/// registers per gemm, which at 255 registers become spills (flash attention's backward pass at d=128).
+///
+/// The lane's offset within the 16-wide k-step is 0 or 8; the k-step adds `tc_kk * 16` to the column
+/// (`kAlongColumns`) or to the row: an XOR or an add where Swizzle::columnStepIsXor / rowStepIsAdd say so (the
+/// conditions and why are there; tests/unit/layout checks the identities), else the index is written as is.
+struct KStepIndex {
+  const KernelEmitter &e;
+  const Buffer &b;
+  int64_t k;
+  std::string operator()(const std::string &row, const std::string &col, bool kAlongColumns) const {
+    int64_t cols = b.shape.back();
+    if (kAlongColumns && b.swizzle.columnStepIsXor(cols, gpu::elementBytes(b.element), k))
+      return "(" + e.sharedIndex(b, {row, col}) + " ^ (tc_kk * 16))";
+    if (!kAlongColumns && b.swizzle.rowStepIsAdd())
+      return "(" + e.sharedIndex(b, {row, col}) + " + tc_kk * " + std::to_string(16 * cols) + ")";
+    return e.sharedIndex(b, kAlongColumns ? std::vector<std::string>{row, "tc_kk * 16 + " + col}
+                                          : std::vector<std::string>{"tc_kk * 16 + " + row, col});
+  }
+};
+} // namespace
+
 LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
   auto plan = gemm->getAttrOfType<StringAttr>(gpu::kMmaAttr);
   if (!plan)
@@ -76,6 +101,7 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
     if (!aMap)
       return gemm.emitError("register A operand is not in the mma A layout (tile-infer-layouts stages such operands)");
   }
+  KStepIndex aIndex{*this, a, k}, bIndex{*this, b, k};
   std::string mma = a.element.isF16() ? "tilec::device::mma_m16n8k16_f16_f32" : "tilec::device::mma_m16n8k16_bf16_f32";
   open("{ // gemm " + a.var + (gemm.getTransposeA() ? "^T" : "") + " x " + b.var + (gemm.getTransposeB() ? "^T" : "") +
        " -> " + c.var + ": mma.sync m16n8k16, warps " + std::to_string(wm) + "x" + std::to_string(wn) + ", warp tile " +
@@ -101,12 +127,11 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
            << a.var << "[" << slotMapExpr(*aMap, slot + " + 1)") << "]);\n";
     close();
   } else if (!gemm.getTransposeA()) {
-    line() << "tilec::device::ldmatrix_x4(tc_a_frag[tc_i], &" << a.var << "["
-           << sharedIndex(a, {"tc_row0 + tc_i * 16 + tc_lane % 16", "tc_kk * 16 + (tc_lane / 16) * 8"}) << "]);\n";
+    line() << "tilec::device::ldmatrix_x4(tc_a_frag[tc_i], " << sharedAddress(a,
+           aIndex("tc_row0 + tc_i * 16 + tc_lane % 16", "(tc_lane / 16) * 8", true)) << ");\n";
   } else {
-    line() << "tilec::device::ldmatrix_x4_trans(tc_a_frag[tc_i], &" << a.var << "["
-           << sharedIndex(a, {"tc_kk * 16 + (tc_lane / 16) * 8 + tc_lane % 8", "tc_row0 + tc_i * 16 + ((tc_lane / 8) % 2) * 8"})
-           << "]);\n";
+    line() << "tilec::device::ldmatrix_x4_trans(tc_a_frag[tc_i], " << sharedAddress(a,
+           aIndex("(tc_lane / 16) * 8 + tc_lane % 8", "tc_row0 + tc_i * 16 + ((tc_lane / 8) % 2) * 8", false)) << ");\n";
   }
   close();
   // B: two n8 atoms per ldmatrix.x4, the last odd one with .x2.
@@ -114,24 +139,22 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
   open("for (int tc_j = 0; tc_j < " + std::to_string(atomsN / 2) + "; ++tc_j)");
   line() << "unsigned tc_t[4];\n";
   if (gemm.getTransposeB())
-    line() << "tilec::device::ldmatrix_x4(tc_t, &" << b.var << "["
-           << sharedIndex(b, {"tc_col0 + tc_j * 16 + (tc_lane / 16) * 8 + tc_lane % 8", "tc_kk * 16 + ((tc_lane / 8) % 2) * 8"})
-           << "]);\n";
+    line() << "tilec::device::ldmatrix_x4(tc_t, " << sharedAddress(b,
+           bIndex("tc_col0 + tc_j * 16 + (tc_lane / 16) * 8 + tc_lane % 8", "((tc_lane / 8) % 2) * 8", true)) << ");\n";
   else
-    line() << "tilec::device::ldmatrix_x4_trans(tc_t, &" << b.var << "["
-           << sharedIndex(b, {"tc_kk * 16 + ((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + tc_j * 16 + (tc_lane / 16) * 8"})
-           << "]);\n";
+    line() << "tilec::device::ldmatrix_x4_trans(tc_t, " << sharedAddress(b,
+           bIndex("((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + tc_j * 16 + (tc_lane / 16) * 8", false)) << ");\n";
   line() << "tc_b_frag[2 * tc_j][0] = tc_t[0]; tc_b_frag[2 * tc_j][1] = tc_t[1]; tc_b_frag[2 * tc_j + 1][0] = tc_t[2]; tc_b_frag[2 * tc_j + 1][1] = "
             "tc_t[3];\n";
   close();
   if (atomsN % 2) {
     std::string j = std::to_string(atomsN - 1);
     if (gemm.getTransposeB())
-      line() << "tilec::device::ldmatrix_x2(tc_b_frag[" << j << "], &" << b.var << "["
-             << sharedIndex(b, {"tc_col0 + " + j + " * 8 + tc_lane % 8", "tc_kk * 16 + ((tc_lane / 8) % 2) * 8"}) << "]);\n";
+      line() << "tilec::device::ldmatrix_x2(tc_b_frag[" << j << "], " << sharedAddress(b,
+             bIndex("tc_col0 + " + j + " * 8 + tc_lane % 8", "((tc_lane / 8) % 2) * 8", true)) << ");\n";
     else
-      line() << "tilec::device::ldmatrix_x2_trans(tc_b_frag[" << j << "], &" << b.var << "["
-             << sharedIndex(b, {"tc_kk * 16 + ((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + " + j + " * 8"}) << "]);\n";
+      line() << "tilec::device::ldmatrix_x2_trans(tc_b_frag[" << j << "], " << sharedAddress(b,
+             bIndex("((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + " + j + " * 8", false)) << ");\n";
   }
   line() << "#pragma unroll\n";
   open("for (int tc_i = 0; tc_i < " + std::to_string(atomsM) + "; ++tc_i)");

@@ -237,6 +237,10 @@ std::string KernelEmitter::sharedIndex(const Buffer &b, const std::vector<std::s
          std::to_string(b.shape.back()) + ">(" + row + ", " + coords.back() + ")";
 }
 
+std::string KernelEmitter::sharedAddress(const Buffer &b, const std::string &index) const {
+  return "(" + b.addrVar + " + " + std::to_string(gpu::elementBytes(b.element)) + "u * (unsigned)(" + index + "))";
+}
+
 std::string KernelEmitter::boundsCheck(const TileRef &r, const std::vector<std::string> &base) const {
   std::string e;
   for (size_t d = 0; d < base.size(); ++d) {
@@ -524,6 +528,7 @@ LogicalResult KernelEmitter::emit() {
   os << ") {\n";
   ++indent;
   line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
+  line() << "[[maybe_unused]] const unsigned smem_addr = tilec::device::shared_address(smem);\n";
   line() << "const int tid = threadIdx.x;\n";
   auto indexNames = kernel->getAttrOfType<ArrayAttr>("tile.index_names");
   const char *axes[] = {"x", "y", "z"};
@@ -566,9 +571,11 @@ LogicalResult KernelEmitter::emit() {
         line() << elem << " *const " << b.stagesVar << " = reinterpret_cast<" << elem << " *>(smem + "
                << offset.getInt() << "); // " << b.stages << " buffers of " << type.getNumElements() << " x "
                << elem << ", swizzle " << b.swizzle.name() << "\n";
+        b.stagesAddrVar = "(smem_addr + " + std::to_string(offset.getInt()) + "u)";
       } else {
         line() << elem << " *const " << b.var << " = reinterpret_cast<" << elem << " *>(smem + " << offset.getInt()
                << "); // " << type.getNumElements() << " x " << elem << ", swizzle " << b.swizzle.name() << "\n";
+        b.addrVar = "(smem_addr + " + std::to_string(offset.getInt()) + "u)";
       }
     } else {
       b.layout = gpu::layoutOf(alloc.getResult(), threads);

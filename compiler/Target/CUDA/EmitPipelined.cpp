@@ -57,11 +57,14 @@ LogicalResult KernelEmitter::emitPrefetch(PipelinedOp loop, ArrayRef<CopyOp> cop
   asyncCopies = true;
   for (CopyOp copy : copies) {
     Buffer &target = buffers.find(copy.getTarget())->second;
-    std::string current = target.var;
+    std::string current = target.var, currentAddr = target.addrVar;
     target.var = "(" + target.stagesVar + " + (" + stage + ") * " + std::to_string(target.stageElements) + ")";
+    target.addrVar = "(" + target.stagesAddrVar + " + (unsigned)(" + stage + ") * " +
+                     std::to_string(target.stageElements * gpu::elementBytes(target.element)) + "u)";
     if (failed(emitCopy(copy)))
       result = failure();
     target.var = current;
+    target.addrVar = currentAddr;
   }
   asyncCopies = false;
   for (auto &[v, name] : saved) {
@@ -115,9 +118,13 @@ LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   for (CopyOp copy : copies)
     tiles.insert(copy.getTarget());
   for (Value tile : tiles) {
-    const Buffer &b = buffer(tile);
-    line() << cType(b.element) << " *const " << b.var << " = " << b.stagesVar << " + ((" << iv << " - " << lo
-           << ") % " << stages << ") * " << b.stageElements << ";\n";
+    Buffer &b = buffers.find(tile)->second;
+    std::string stage = "((" + iv + " - " + lo + ") % " + std::to_string(stages) + ")";
+    line() << cType(b.element) << " *const " << b.var << " = " << b.stagesVar << " + " << stage << " * "
+           << b.stageElements << ";\n";
+    b.addrVar = b.var + "_addr";
+    line() << "const unsigned " << b.addrVar << " = " << b.stagesAddrVar << " + (unsigned)" << stage << " * "
+           << b.stageElements * gpu::elementBytes(b.element) << "u;\n";
   }
   std::string next = "(" + iv + " + " + std::to_string(stages - 1) + ")";
   if (failed(emitPrefetch(loop, copies, slice, next, "((" + next + " - " + lo + ") % " + std::to_string(stages) + ")",

@@ -32,6 +32,10 @@ struct Buffer {
   // of each iteration of its pipelined loop; the buffers start at `stagesVar`, `stageElements` apart.
   int64_t stages = 1, stageElements = 0;
   std::string stagesVar;
+  // Shared tiles: C expressions of the tile's (and its first stage's) 32-bit shared-window byte address. ldmatrix,
+  // cp.async and 16-byte stores take these rather than generic pointers: NVRTC computes shared pointers in 64 bits
+  // (nvcc does not), which costs a second register per hoisted address and, at 255 registers, spills.
+  std::string addrVar, stagesAddrVar;
 };
 
 /// A tile operand seen through an optional region: base coordinates of the element at window coordinates.
@@ -136,6 +140,8 @@ public:
   std::string boundsCheck(const TileRef &r, const std::vector<std::string> &baseCoords) const;
   std::string linearIndex(const Buffer &b, const std::vector<std::string> &coords) const;
   std::string sharedIndex(const Buffer &b, const std::vector<std::string> &coords) const;
+  /// The 32-bit shared-window address of element `index` (an element index such as sharedIndex gives) of `b`.
+  std::string sharedAddress(const Buffer &b, const std::string &index) const;
   std::string convert(const std::string &expr, mlir::Type from, mlir::Type to) const;
   int64_t knownDivisor(mlir::Value v) const;
 

@@ -57,7 +57,7 @@ tile.kernel @refused(%X: memref<?x64xbf16, #tile.space<global>>, %D: memref<?x?x
   // expected-remark @+1 {{no copy from global into a shared tile can be prefetched; it runs as a plain loop}}
   tile.pipelined %n = %c0 to %c4 stages 2 {
     // expected-remark @+2 {{copy into 'a_s' is not prefetched: cp.async moves 16-byte chunks and this copy cannot}}
-    %r0 = tile.region %D[%n, %c0] [64, 64] : memref<?x?xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
+    %r0 = tile.region %D[%n, %c4] [64, 64] : memref<?x?xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
     tile.copy %r0, %a_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
     // expected-remark @+4 {{copy into 'b_s' is not prefetched: its source region's offsets depend on values computed in the loop by more than index arithmetic}}
     %k = memref.load %I[%n] : memref<?xi32, #tile.space<global>>
@@ -127,5 +127,27 @@ tile.kernel @prologue(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()
     %r = tile.region %X[%n, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
     tile.copy %r, %a_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
     tile.gemm %a_s, %a_s -> %acc : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  }
+}
+
+// -----
+
+// A dynamic last dim qualifies: the emitter checks at run time that the 16-byte chunks are aligned (and fills the
+// buffer with plain stores when they are not), so the copy is prefetched like a static one.
+// CHECK-LABEL: tile.kernel @dynamic_last_dim
+// CHECK: %a_s = tile.alloc {tile.stages = 2 : i64}
+// CHECK: tile.copy %{{.*}}, %a_s {tile.prefetch}
+tile.kernel @dynamic_last_dim(%D: memref<?x?xbf16, #tile.space<global>>) grid(%D[0]) ()[s0] -> (s0) threads(128) as (%i) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("a_s")
+  %b_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("b_s")
+  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  tile.pipelined %n = %c0 to %c4 stages 2 {
+    %c64 = arith.constant 64 : index
+    %col = arith.muli %n, %c64 : index
+    %r = tile.region %D[%c0, %col] [64, 64] : memref<?x?xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
+    tile.copy %r, %a_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
+    tile.gemm %a_s, %b_s -> %acc : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
   }
 }

@@ -171,3 +171,34 @@ TEST_CASE("swizzles keep a row's chunks in the row and spread eight rows over di
   CHECK(banks.size() == 8);
   CHECK(Swizzle::forRow(40).none());
 }
+
+TEST_CASE("a gemm's k-step is one XOR along columns and one add along rows where the swizzle allows", "[layout]") {
+  // EmitGemm writes the ldmatrix index at k-step kk as index(0) ^ 16 kk (K along columns) or index(0) + 16 kk cols
+  // (K along rows) when these predicates hold; check the identities on every swizzle forRow makes.
+  for (int64_t cols : {16, 32, 48, 64, 96, 128, 256}) {
+    for (int64_t elementBytes : {2, 4}) {
+      Swizzle s = Swizzle::forRow(cols * elementBytes);
+      for (int64_t k : {16, 32, 64, 128, 256}) {
+        if (s.columnStepIsXor(cols, elementBytes, k)) {
+          for (int64_t row = 0; row < 32; ++row)
+            for (int64_t base : {0, 8})
+              for (int64_t kk = 0; kk < k / 16; ++kk)
+                REQUIRE(s.apply(row, 16 * kk + base, cols, elementBytes) ==
+                        (s.apply(row, base, cols, elementBytes) ^ (16 * kk)));
+        }
+      }
+      if (s.rowStepIsAdd()) {
+        for (int64_t row = 0; row < 16; ++row)
+          for (int64_t col = 0; col < cols; col += 8)
+            for (int64_t kk = 0; kk < 8; ++kk)
+              REQUIRE(s.apply(row + 16 * kk, col, cols, elementBytes) ==
+                      s.apply(row, col, cols, elementBytes) + 16 * kk * cols);
+      }
+    }
+  }
+  // Where it does not hold, the emitter keeps the plain index: 48 columns is not a power of two.
+  CHECK_FALSE(Swizzle::forRow(96).columnStepIsXor(48, 2, 48));
+  CHECK(Swizzle::forRow(256).columnStepIsXor(128, 2, 128));
+  CHECK(Swizzle::forRow(256).rowStepIsAdd());
+  CHECK(Swizzle::forRow(64).rowStepIsAdd());
+}

@@ -298,6 +298,13 @@ int64_t Swizzle::apply(int64_t row, int64_t col, int64_t cols, int64_t elementBy
   return row * cols + swizzled * perChunk + col % perChunk;
 }
 
+bool Swizzle::columnStepIsXor(int64_t cols, int64_t elementBytes, int64_t k) const {
+  int64_t perChunk = elementBytes > 0 ? 16 / elementBytes : 0;
+  return isPowerOfTwo(cols) && k <= cols && (perChunk == 4 || perChunk == 8);
+}
+
+bool Swizzle::rowStepIsAdd() const { return none() || 16 % ((mask + 1) * rowDivisor) == 0; }
+
 int64_t crossWarpReduceScratchBytes(const FragmentLayout &layout, int dim) {
   int64_t combos = 1;
   for (const LayoutTerm &t : layout.threadTerms())

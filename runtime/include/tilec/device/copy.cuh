@@ -98,6 +98,11 @@ __device__ __forceinline__ uint4 load16_shared(const void *src) { return *reinte
 
 __device__ __forceinline__ void store16_shared(void *dst, uint4 value) { *reinterpret_cast<uint4 *>(dst) = value; }
 
+// The same at a 32-bit shared-window address.
+__device__ __forceinline__ void store16_shared(unsigned dst, uint4 value) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" : : "r"(dst), "r"(value.x), "r"(value.y), "r"(value.z), "r"(value.w) : "memory");
+}
+
 // Copies 8 consecutive bf16 values (16 bytes), zero-filling when !predicate.
 __device__ __forceinline__ void copy_bf16x8_pred(bf16 *dst, const bf16 *src, bool predicate) {
   store16(dst, load16_pred(src, predicate));

@@ -19,6 +19,11 @@ __device__ __forceinline__ void cp_async_16(void *smem_dst, const void *gmem_src
                : "memory");
 }
 
+// The same with the destination as a 32-bit shared-window address.
+__device__ __forceinline__ void cp_async_16(unsigned smem_dst, const void *gmem_src, bool predicate) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" : : "r"(smem_dst), "l"(gmem_src), "r"(predicate ? 16 : 0) : "memory");
+}
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 // The "memory" clobber stops the compiler from hoisting shared-memory reads of the copied data above the wait.

@@ -122,6 +122,13 @@ struct Swizzle {
   std::string name() const; // "none", "xor8", "xor4/2"
   // Element offset of (row, col) in a tile with `cols` columns of `elementBytes`-byte elements.
   int64_t apply(int64_t row, int64_t col, int64_t cols, int64_t elementBytes) const;
+  // Whether stepping a column c < 16 by 16 kk (kk < k / 16) is an XOR of the offset: apply(r, 16 kk + c) ==
+  // apply(r, c) ^ 16 kk. True when `cols` is a power of two, k <= cols and a 16-byte chunk holds 4 or 8 elements: the
+  // chunk index of 16 kk + c is 2 kk ^ c/8 (disjoint bits) and the swizzle only XORs bits below `cols`.
+  bool columnStepIsXor(int64_t cols, int64_t elementBytes, int64_t k) const;
+  // Whether stepping a row by 16 adds 16 rows' worth of elements: apply(r + 16 kk, c) == apply(r, c) + 16 kk cols.
+  // True when the swizzle's row term (row / rowDivisor) % (mask + 1) repeats every 16 rows.
+  bool rowStepIsAdd() const;
 };
 
 // Shared memory needed to combine partial results across warps when reducing a tile in `layout` over `dim`: one f32
