@@ -27,7 +27,7 @@ cmake -G Ninja -S "$repo" -B "$build_dir" \
   -DTILEC_BUILD_COMPILER=OFF \
   -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
-cmake --build "$build_dir" -j "$jobs" --target "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"
+cmake --build "$build_dir" -j "$jobs" --target "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}" tilec_stand_in_driver
 compiler_build_dir="${build_dir}-compiler"
 cmake -G Ninja -S "$repo" -B "$compiler_build_dir" \
   -DTILEC_STATIC_LLVM=ON -DTILEC_CLI_WITH_CPU_RUN=OFF \
@@ -106,6 +106,8 @@ if ldd "$bundle_dir/bin/"libtilec_compiler.so.*.*.* | grep -E -i 'libLLVM|libMLI
   exit 1
 fi
 
+# The stand-in driver the runtime tests load from beside their binary (race and DeviceBuffer tests, no GPU needed).
+cp "$(find "$build_dir" -name libtilec_stand_in_driver.so | head -n 1)" "$bundle_dir/bin/"
 for name in "${GPU_TESTS[@]}" "${BENCHMARKS[@]}" "${HELPERS[@]}"; do
   cp "$(find_binary "$name")" "$bundle_dir/bin/$name"
   strip "$bundle_dir/bin/$name"

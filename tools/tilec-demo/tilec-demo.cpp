@@ -1,8 +1,8 @@
-// tilec-demo: the README's main job. Compiles the flash-attention kernels
-// (forward, backward preprocess, backward) from kernels/flash_attention and
-// runs them on the CPU reference backend at small shapes, comparing O, lse,
-// dQ, dK and dV with a float64 reference. (The GPU path joins when the CUDA
-// lowering lands.)
+// tilec-demo: the README's main job on a machine without a GPU. Compiles the
+// flash-attention kernels (forward, backward preprocess, backward) from
+// kernels/flash_attention and runs them on the CPU reference backend at small
+// shapes, comparing O, lse, dQ, dK and dV with a float64 reference. With a GPU,
+// scripts/demo.sh runs tools/tilec-demo/demo_gpu.py instead.
 #include "AttentionOnCPU.h"
 
 #include "llvm/Support/CommandLine.h"

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""tilec's flash attention and gemm beside their peers, in one process, on the same inputs.
+
+Attention (forward and backward, bf16): tilec's kernels/flash_attention/*.tile through the Python package (each
+atomics strategy asked for), PyTorch's scaled_dot_product_attention with its FlashAttention-2 and cuDNN backends,
+and FlexAttention (torch.compile'd: Triton). Shapes (DESIGN.md §11): 16k tokens, hidden 2048 (32 heads at d 64,
+16 at d 128), seq 1024-8192 and 1000 (a tail), causal and not, MHA and GQA groups 4.
+GEMM (bf16 in, f32 accumulate): kernels/examples/gemm.tile's gemm_nn against torch.matmul (bf16 out), 4096^3,
+8192^3 and 4000^3.
+
+Method: CUDA events around each call, with the GPU kept busy by a sleep kernel while the call is enqueued (so host
+overhead is not timed for any method); 5 warm-ups, median of 20 per (method, shape); every shape's methods run
+back to back; the whole sweep repeats --reps times (spread over the session), each repetition a row of the CSV.
+Inputs: random normal, several times the 50 MB L2 together. tilec works in (batch, seq, heads, dim), SDPA in
+(batch, heads, seq, dim): the same values, transposed once, outside the timing. The backward times what a caller
+runs: tilec's preprocess (delta), zeroing dQ/dK/dV (the kernels accumulate) and the attn_bwd entry; the peers'
+out.backward on a retained forward.
+FLOPs: forward 4·B·Hq·S²·d (halved when causal), backward 2.5x forward; gemm 2·M·N·K.
+
+Usage (GPU machine, repo root, after scripts/gpu-bundle.sh):
+  TILEC_EXECUTABLE=bundle/bin/tilec TILEC_C_LIBRARY=bundle/bin/libtilec_c.so TILEC_KERNELS_DIR=bundle/kernels \\
+    PYTHONPATH=python python3 tools/bench-attention/bench_attention.py --out results.csv
+Then, anywhere: python3 tools/bench-attention/report.py results.csv (table + plot for docs/performance.md).
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+import tilec
+
+SDPA = {"fa2": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
+
+
+def attention_shapes(quick: bool):
+    tokens, hidden = 16384, 2048
+    seqs = (4096,) if quick else (1000, 1024, 2048, 4096, 8192)
+    for dim in (64, 128):
+        heads = hidden // dim
+        for seq in seqs:
+            for causal in (False, True):
+                for groups in (1, 4):
+                    yield max(1, tokens // seq), seq, heads, groups, dim, causal
+
+
+def timed(run, warmup=5, reps=20):
+    """Median seconds of `run` over `reps` calls, CUDA events around each; a sleep kernel keeps the GPU busy while
+    the call is enqueued, so host-side launch overhead does not show up as GPU time."""
+    for _ in range(warmup):
+        run()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(200_000)  # ~0.1 ms at 2 GHz: longer than any host-side enqueue here
+        start.record()
+        run()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) * 1e-3)
+    return statistics.median(times)
+
+
+_tilec_modules = {}
+
+
+def tilec_attention(dim, groups, causal, atomics, defines):
+    """Compiled once per configuration (the shapes are run-time dims)."""
+    key = (dim, groups, causal, atomics, tuple(sorted(defines.items())))
+    if key not in _tilec_modules:
+        _tilec_modules[key] = TilecAttention(dim, groups, causal, atomics, defines)
+    return _tilec_modules[key]
+
+
+class TilecAttention:
+    def __init__(self, dim, groups, causal, atomics, defines):
+        kdir = os.environ.get("TILEC_KERNELS_DIR", "kernels") + "/flash_attention/"
+        opts = dict(dim=dim, groups=groups, causal=causal, **defines)
+        self.fwd = tilec.compile(kdir + "fwd.tile", **opts)
+        self.pre = tilec.compile(kdir + "bwd_preprocess.tile", dim=dim)
+        if atomics == "deterministic":
+            self.bwd = tilec.compile(kdir + "bwd.tile", deterministic=True, **opts)
+        else:
+            self.bwd = tilec.compile(kdir + "bwd.tile", atomics=atomics, **opts)
+
+
+def bench_attention(batch, seq, heads, groups, dim, causal, strategies, peers, defines, flex_fn):
+    dev = torch.device("cuda")
+    kv = heads // groups
+    gen = torch.Generator(device=dev).manual_seed(1234 + seq + dim)
+    q = torch.randn(batch, heads, seq, dim, device=dev, dtype=torch.bfloat16, generator=gen)
+    k = torch.randn(batch, kv, seq, dim, device=dev, dtype=torch.bfloat16, generator=gen)
+    v = torch.randn(batch, kv, seq, dim, device=dev, dtype=torch.bfloat16, generator=gen)
+    do = torch.randn(batch, heads, seq, dim, device=dev, dtype=torch.bfloat16, generator=gen)
+    flops = 4.0 * batch * heads * seq * seq * dim * (0.5 if causal else 1.0)
+    rows = []
+
+    # tilec: (batch, seq, heads, dim)
+    Q, K, V, dO = (t.transpose(1, 2).contiguous() for t in (q, k, v, do))
+    O = torch.empty_like(Q)
+    lse = torch.empty(batch, heads, seq, device=dev, dtype=torch.float32)
+    delta = torch.empty_like(lse)
+    dQ, dK, dV = torch.empty_like(Q), torch.empty_like(K), torch.empty_like(V)
+    for atomics in strategies:
+        try:
+            m = tilec_attention(dim, groups, causal, atomics, defines)
+        except tilec.CompileError as e:  # e.g. --deterministic where dQ cannot be split
+            rows.append((f"tilec-{atomics}", "bwd", None, str(e).splitlines()[0][:100]))
+            continue
+        if atomics == strategies[0]:
+            rows.append(("tilec", "fwd", timed(lambda: m.fwd.attn_fwd(Q, K, V, O, lse)), ""))
+        m.fwd.attn_fwd(Q, K, V, O, lse)
+
+        def backward():
+            m.pre.attn_bwd_preprocess(O, dO, delta)
+            dQ.zero_(), dK.zero_(), dV.zero_()
+            m.bwd.attn_bwd(Q, K, V, dO, lse, delta, dQ, dK, dV)
+        rows.append((f"tilec-{atomics}", "bwd", timed(backward), ""))
+
+    # peers: (batch, heads, seq, dim)
+    qg, kg, vg = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
+    for name in peers:
+        try:
+            if name == "flex":
+                if flex_fn is None:
+                    continue
+                fn = flex_fn(seq, causal)
+                out = fn(qg, kg, vg, groups > 1)
+                with torch.no_grad():
+                    fwd_s = timed(lambda: fn(qg, kg, vg, groups > 1))
+            else:
+                with sdpa_kernel([SDPA[name]]):
+                    out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=groups > 1)
+                    with torch.no_grad():
+                        fwd_s = timed(lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal,
+                                                                             enable_gqa=groups > 1))
+
+            def backward():
+                qg.grad = kg.grad = vg.grad = None
+                out.backward(do, retain_graph=True)
+            with sdpa_kernel([SDPA.get(name, SDPBackend.FLASH_ATTENTION)]):
+                bwd_s = timed(backward)
+            rows += [(name, "fwd", fwd_s, ""), (name, "bwd", bwd_s, "")]
+            del out
+        except Exception as e:  # a backend may refuse a shape
+            rows.append((name, "bwd", None, f"{type(e).__name__}: {str(e)[:80]}"))
+        qg.grad = kg.grad = vg.grad = None
+    torch.cuda.empty_cache()
+    out_rows = []
+    for method, pas, s, note in rows:
+        f = flops * (2.5 if pas == "bwd" else 1.0)
+        out_rows.append((method, pas, batch, seq, heads, groups, dim, int(causal), s, f, note))
+    return out_rows
+
+
+def make_flex():
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    except ImportError:
+        return None
+    compiled = torch.compile(flex_attention)
+    masks = {}
+
+    def for_shape(seq, causal):
+        if causal and seq not in masks:
+            masks[seq] = create_block_mask(lambda b, h, qi, ki: qi >= ki, None, None, seq, seq, device="cuda")
+        mask = masks[seq] if causal else None
+        return lambda q, k, v, gqa: compiled(q, k, v, block_mask=mask, enable_gqa=gqa)
+    return for_shape
+
+
+def bench_gemm(shapes, defines):
+    rows = []
+    kdir = os.environ.get("TILEC_KERNELS_DIR", "kernels")
+    mod = tilec.compile(kdir + "/examples/gemm.tile", kernel="gemm_nn", **defines)
+    for m, n, k in shapes:
+        gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
+        c = torch.empty(m, n, device="cuda", dtype=torch.float32)
+        flops = 2.0 * m * n * k
+        rows.append(("tilec", "gemm", m, n, k, timed(lambda: mod.gemm_nn(a, b, c)), flops))
+        rows.append(("torch.matmul", "gemm", m, n, k, timed(lambda: torch.matmul(a, b)), flops))
+        ref = (a.float() @ b.float())
+        err = ((c - ref).norm() / ref.norm()).item()
+        rows.append(("tilec-relerr", "gemm", m, n, k, err, 0.0))
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", required=True, help="CSV to write (one row per method, pass, shape and repetition)")
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--quick", action="store_true", help="seq 4096 only")
+    p.add_argument("--strategies", default="fp32,split", help="tilec atomics strategies (fp32, split, native, "
+                   "deterministic)")
+    p.add_argument("--peers", default="fa2,cudnn,flex")
+    p.add_argument("--flex-seqs", default="1024,2048,4096,8192", help="seqs at which FlexAttention runs (each "
+                   "new shape is a torch.compile)")
+    p.add_argument("--no-attention", action="store_true")
+    p.add_argument("--no-gemm", action="store_true")
+    p.add_argument("-D", action="append", default=[], help="override a constant of the flash-attention kernels: "
+                   "name=value")
+    p.add_argument("--gemm-D", action="append", default=[], help="override a constant of gemm.tile: name=value")
+    args = p.parse_args()
+
+    def parse(items):
+        out = {}
+        for d in items:
+            name, value = d.split("=", 1)
+            out[name] = int(value) if value.lstrip("-").isdigit() else value
+        return out
+    defines, gemm_defines = parse(args.D), parse(args.gemm_D)
+    strategies = args.strategies.split(",")
+    peers = [x for x in args.peers.split(",") if x]
+    flex = make_flex() if "flex" in peers else None
+    flex_seqs = {int(s) for s in args.flex_seqs.split(",") if s}
+    props = torch.cuda.get_device_properties(0)
+    with open(args.out, "w") as f:
+        f.write(f"# {props.name}, torch {torch.__version__}, CUDA {torch.version.cuda}, cuDNN "
+                f"{torch.backends.cudnn.version()}, {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        f.write("rep,method,pass,batch,seq,heads,groups,dim,causal,ms,tflops,note\n")
+        for rep in range(1, args.reps + 1):
+            if not args.no_attention:
+                for shape in attention_shapes(args.quick):
+                    shape_peers = [x for x in peers if x != "flex" or shape[1] in flex_seqs]
+                    for (method, pas, b, s, h, g, d, c, sec, flops, note) in bench_attention(
+                            *shape, strategies, shape_peers, defines, flex):
+                        ms = f"{sec * 1e3:.4f}" if sec else "n/a"
+                        tf = f"{flops / sec / 1e12:.1f}" if sec else "n/a"
+                        line = f"{rep},{method},{pas},{b},{s},{h},{g},{d},{c},{ms},{tf},{note.replace(',', ';')}"
+                        print(line, flush=True)
+                        f.write(line + "\n")
+            if not args.no_gemm:
+                for (method, pas, m, n, k, value, flops) in bench_gemm(
+                        [(4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000)], gemm_defines):
+                    if method == "tilec-relerr":
+                        line = f"{rep},{method},{pas},{m},{n},{k},0,0,0,n/a,n/a,relative error {value:.3e}"
+                    else:
+                        line = f"{rep},{method},{pas},{m},{n},{k},0,0,0,{value * 1e3:.4f},{flops / value / 1e12:.1f},"
+                    print(line, flush=True)
+                    f.write(line + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Tables and a plot from bench_attention.py's CSV.
+
+  python3 tools/bench-attention/report.py results.csv [--doc docs/performance.md] [--plot docs/x.png]
+
+Per (method, pass, shape): the median over the CSV's repetitions of each repetition's median time, and the spread
+(max - min) / median across repetitions. Prints Markdown; with --doc, replaces the text between the markers
+<!-- bench-attention:begin --> and <!-- bench-attention:end --> in that file; with --plot, writes TFLOP/s against
+seq per head dim and pass (tilec and the peers; solid MHA non-causal, dashed causal). The plot needs matplotlib.
+"""
+import argparse
+import collections
+import csv
+import re
+import statistics
+import sys
+
+PEERS = ("fa2", "cudnn", "flex")
+NAMES = {"fa2": "FA2", "cudnn": "cuDNN", "flex": "Flex", "tilec": "tilec", "tilec-fp32": "tilec fp32",
+         "tilec-split": "tilec split", "tilec-native": "tilec native", "tilec-deterministic": "tilec det."}
+
+
+def load(path):
+    rows, header = [], None
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    for r in csv.DictReader(lines):
+        rows.append(r)
+    with open(path) as f:
+        header = f.readline().strip("# \n")
+    return rows, header
+
+
+def summarize(rows):
+    """{(method, pass, key...): (median ms, spread, tflops at median, n)}"""
+    groups = collections.defaultdict(list)
+    for r in rows:
+        if r["ms"] in ("n/a", ""):
+            continue
+        key = (r["method"], r["pass"], int(r["batch"]), int(r["seq"]), int(r["heads"]), int(r["groups"]),
+               int(r["dim"]), int(r["causal"]))
+        groups[key].append((float(r["ms"]), float(r["tflops"])))
+    out = {}
+    for key, vals in groups.items():
+        ms = [v[0] for v in vals]
+        med = statistics.median(ms)
+        flops_per_ms = statistics.median(v[0] * v[1] for v in vals)  # constant per shape
+        out[key] = (med, (max(ms) - min(ms)) / med if med else 0.0, flops_per_ms / med, len(ms))
+    return out
+
+
+def fmt(x, spec=".1f"):
+    return "—" if x is None else format(x, spec)
+
+
+def attention_table(s):
+    shapes = sorted({k[2:] for k in s if k[1] in ("fwd", "bwd")}, key=lambda k: (k[4], k[5], k[1], k[3]))
+    methods_bwd = sorted({k[0] for k in s if k[1] == "bwd" and k[0].startswith("tilec")})
+    lines = []
+    head = ["d", "seq", "B×H", "causal", "GQA", "tilec fwd", "FA2 fwd", "cuDNN fwd", "Flex fwd", "fwd/FA2"]
+    head += [NAMES.get(m, m) + " bwd" for m in methods_bwd] + ["FA2 bwd", "cuDNN bwd", "Flex bwd"]
+    head += ["bwd/FA2", "bwd/cuDNN", "split/fp32 time", "spread"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for (b, seq, h, g, d, c) in shapes:
+        def tf(method, pas):
+            v = s.get((method, pas, b, seq, h, g, d, c))
+            return v[2] if v else None
+
+        def ms(method, pas):
+            v = s.get((method, pas, b, seq, h, g, d, c))
+            return v[0] if v else None
+        spreads = [v[1] for k, v in s.items() if k[2:] == (b, seq, h, g, d, c)]
+        row = [str(d), str(seq), f"{b}×{h}", "yes" if c else "no", str(g)]
+        row += [fmt(tf("tilec", "fwd")), fmt(tf("fa2", "fwd")), fmt(tf("cudnn", "fwd")), fmt(tf("flex", "fwd"))]
+        row.append(fmt(tf("tilec", "fwd") / tf("fa2", "fwd") if tf("tilec", "fwd") and tf("fa2", "fwd") else None,
+                       ".2f"))
+        row += [fmt(tf(m, "bwd")) for m in methods_bwd]
+        row += [fmt(tf("fa2", "bwd")), fmt(tf("cudnn", "bwd")), fmt(tf("flex", "bwd"))]
+        main = "tilec-fp32" if "tilec-fp32" in methods_bwd else (methods_bwd[0] if methods_bwd else None)
+        t = tf(main, "bwd") if main else None
+        row.append(fmt(t / tf("fa2", "bwd") if t and tf("fa2", "bwd") else None, ".2f"))
+        row.append(fmt(t / tf("cudnn", "bwd") if t and tf("cudnn", "bwd") else None, ".2f"))
+        sp, fp = ms("tilec-split", "bwd"), ms("tilec-fp32", "bwd")
+        row.append(fmt(sp / fp if sp and fp else None, ".2f"))
+        row.append(f"{100 * max(spreads):.1f} %" if spreads else "—")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def gemm_table(rows):
+    g = collections.defaultdict(list)
+    errs = {}
+    for r in rows:
+        if r["pass"] != "gemm":
+            continue
+        shape = (int(r["batch"]), int(r["seq"]), int(r["heads"]))
+        if r["method"] == "tilec-relerr":
+            errs[shape] = r["note"].replace("relative error ", "")
+            continue
+        g[(r["method"], shape)].append((float(r["ms"]), float(r["tflops"])))
+    if not g:
+        return ""
+    lines = ["| M×N×K | tilec ms | tilec TFLOP/s | torch.matmul ms | torch.matmul TFLOP/s | tilec / torch | "
+             "tilec rel. error vs f32 | spread |", "|---|---|---|---|---|---|---|---|"]
+    for shape in sorted({k[1] for k in g}):
+        t, m = g.get(("tilec", shape)), g.get(("torch.matmul", shape))
+        if not t or not m:
+            continue
+        tm, mm = statistics.median(x[0] for x in t), statistics.median(x[0] for x in m)
+        flops = 2.0 * shape[0] * shape[1] * shape[2]
+        spread = max((max(x[0] for x in v) - min(x[0] for x in v)) / statistics.median(x[0] for x in v)
+                     for v in (t, m))
+        lines.append(f"| {shape[0]}×{shape[1]}×{shape[2]} | {tm:.3f} | {flops / tm / 1e9:.1f} | {mm:.3f} | "
+                     f"{flops / mm / 1e9:.1f} | {mm / tm:.2f} | {errs.get(shape, '—')} | {100 * spread:.1f} % |")
+    return "\n".join(lines)
+
+
+def plot(s, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharex=True)
+    colors = {"tilec": "C0", "tilec-fp32": "C0", "tilec-split": "C4", "fa2": "C1", "cudnn": "C2", "flex": "C3"}
+    for col, d in enumerate((64, 128)):
+        for row, pas in enumerate(("fwd", "bwd")):
+            ax = axes[row][col]
+            for method in sorted({k[0] for k in s if k[1] == pas}):
+                for causal, style in ((0, "-"), (1, "--")):
+                    pts = sorted((k[3], v[2]) for k, v in s.items()
+                                 if k[0] == method and k[1] == pas and k[6] == d and k[7] == causal and k[5] == 1)
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3,
+                                color=colors.get(method), label=f"{NAMES.get(method, method)}"
+                                + (" causal" if causal else ""))
+            ax.set_title(f"{pas}, d={d} (MHA, 16k tokens)")
+            ax.set_xscale("log", base=2)
+            ax.set_ylabel("TFLOP/s")
+            ax.grid(alpha=0.3)
+            if row == 1:
+                ax.set_xlabel("seq")
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("csv")
+    p.add_argument("--doc")
+    p.add_argument("--plot")
+    args = p.parse_args()
+    rows, header = load(args.csv)
+    s = summarize(rows)
+    reps = max((v[3] for v in s.values()), default=0)
+    text = (f"Machine and versions: {header}. Each figure: the median over {reps} repetitions of the median of 20 "
+            "timed calls; spread: the largest (max - min) / median over the repetitions among the shape's "
+            "methods. TFLOP/s: forward 4·B·H·S²·d (halved when causal), backward 2.5× that.\n\n"
+            + attention_table(s) + "\n")
+    gt = gemm_table(rows)
+    if gt:
+        text += "\nGEMM (bf16 inputs, f32 accumulation; tilec writes f32, torch.matmul bf16):\n\n" + gt + "\n"
+    if args.doc:
+        doc = open(args.doc).read()
+        pat = re.compile(r"(<!-- bench-attention:begin -->\n).*?(<!-- bench-attention:end -->)", re.S)
+        if not pat.search(doc):
+            sys.exit(f"report: {args.doc} has no <!-- bench-attention:begin --> ... end markers")
+        open(args.doc, "w").write(pat.sub(lambda m: m.group(1) + text + m.group(2), doc))
+    else:
+        print(text)
+    if args.plot:
+        plot(s, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
