@@ -72,7 +72,7 @@ else
   CXXFLAGS+=(-DTILEC_FUZZ_FULL -I"$ROOT/dialect/include"
              -I"$BUILD/dialect/include" -I"$BUILD/compiler/include")
   SOURCES=("$FE/Diagnostics.cpp" "$FE/Lexer.cpp" "$FE/Parser.cpp"
-           "$FE/ASTDump.cpp" "$FE/MLIRGen.cpp" "$FE/MLIRGenExpr.cpp"
+           "$FE/ASTDump.cpp" "$FE/MLIRGen.cpp" "$FE/MLIRGenExpr.cpp" "$FE/MLIRGenStmt.cpp" "$FE/MLIRGenTileOps.cpp"
            "$ROOT/compiler/Driver/Driver.cpp"
            "$ROOT/tests/fuzz/ParserFuzzer.cpp")
   LLVM_LIBDIR="$("$LLVM_CONFIG" --libdir)"
