@@ -563,7 +563,7 @@ ExprPtr Parser::parseExpr() {
 
 ExprPtr Parser::parseTernary() {
   SMLoc start = peek().loc();
-  ExprPtr cond = parseOr();
+  ExprPtr cond = parseBinary(0);
   if (!cond || !accept(Tok::Question))
     return cond;
   ExprPtr thenValue = parseExpr();
@@ -577,141 +577,101 @@ ExprPtr Parser::parseTernary() {
                                               std::move(elseValue)));
 }
 
-ExprPtr Parser::parseOr() {
+namespace {
+/// Binding strength of the operators, loosest first. `not` is a prefix
+/// operator between `and` and the comparisons (`not a < b` is `not (a < b)`);
+/// unary - and + bind tighter than every binary operator (`-a * b` is
+/// `(-a) * b`). Binary operators are left-associative, comparisons do not
+/// chain.
+enum Precedence : int {
+  kOr = 1,
+  kAnd,
+  kNot,
+  kComparison,
+  kAdditive,
+  kMultiplicative,
+  kUnary,
+};
+
+struct BinaryOperator {
+  BinaryOp op;
+  int precedence;
+};
+
+std::optional<BinaryOperator> binaryOperator(Tok kind) {
+  switch (kind) {
+  case Tok::KwOr: return BinaryOperator{BinaryOp::Or, kOr};
+  case Tok::KwAnd: return BinaryOperator{BinaryOp::And, kAnd};
+  case Tok::Less: return BinaryOperator{BinaryOp::Lt, kComparison};
+  case Tok::LessEq: return BinaryOperator{BinaryOp::Le, kComparison};
+  case Tok::Greater: return BinaryOperator{BinaryOp::Gt, kComparison};
+  case Tok::GreaterEq: return BinaryOperator{BinaryOp::Ge, kComparison};
+  case Tok::EqEq: return BinaryOperator{BinaryOp::Eq, kComparison};
+  case Tok::NotEq: return BinaryOperator{BinaryOp::Ne, kComparison};
+  case Tok::Plus: return BinaryOperator{BinaryOp::Add, kAdditive};
+  case Tok::Minus: return BinaryOperator{BinaryOp::Sub, kAdditive};
+  case Tok::Star: return BinaryOperator{BinaryOp::Mul, kMultiplicative};
+  case Tok::Slash: return BinaryOperator{BinaryOp::Div, kMultiplicative};
+  case Tok::Percent: return BinaryOperator{BinaryOp::Rem, kMultiplicative};
+  default: return std::nullopt;
+  }
+}
+} // namespace
+
+ExprPtr Parser::parseBinary(int minPrecedence) {
   SMLoc start = peek().loc();
-  ExprPtr lhs = parseAnd();
-  while (lhs && accept(Tok::KwOr)) {
-    ExprPtr rhs = parseAnd();
+  ExprPtr lhs = parsePrefix(minPrecedence);
+  while (lhs) {
+    std::optional<BinaryOperator> op = binaryOperator(peek().kind);
+    if (!op || op->precedence < minPrecedence)
+      break;
+    consume();
+    // Left-associative: the right operand binds strictly tighter.
+    ExprPtr rhs = parseBinary(op->precedence + 1);
     if (!rhs)
       return nullptr;
-    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), BinaryOp::Or,
+    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), op->op,
                                               std::move(lhs), std::move(rhs)));
-  }
-  return lhs;
-}
-
-ExprPtr Parser::parseAnd() {
-  SMLoc start = peek().loc();
-  ExprPtr lhs = parseNot();
-  while (lhs && accept(Tok::KwAnd)) {
-    ExprPtr rhs = parseNot();
-    if (!rhs)
-      return nullptr;
-    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), BinaryOp::And,
-                                              std::move(lhs), std::move(rhs)));
-  }
-  return lhs;
-}
-
-ExprPtr Parser::parseNot() {
-  SMLoc start = peek().loc();
-  if (accept(Tok::KwNot)) {
-    DepthGuard guard(depth);
-    if (depth > kMaxDepth) {
-      diag.error(peek().range(), "expression nested too deeply");
-      return nullptr;
+    if (lhs && op->precedence == kComparison) {
+      std::optional<BinaryOperator> next = binaryOperator(peek().kind);
+      if (next && next->precedence == kComparison) {
+        errorAtCurrent("comparisons do not chain; combine them with 'and'");
+        return nullptr;
+      }
     }
-    ExprPtr operand = parseNot();
-    if (!operand)
-      return nullptr;
-    return finish(std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Not,
-                                              std::move(operand)));
   }
-  return parseComparison();
+  return lhs;
 }
 
-ExprPtr Parser::parseComparison() {
+ExprPtr Parser::parsePrefix(int minPrecedence) {
   SMLoc start = peek().loc();
-  ExprPtr lhs = parseAdditive();
-  if (!lhs)
-    return nullptr;
-  std::optional<BinaryOp> op;
-  switch (peek().kind) {
-  case Tok::Less: op = BinaryOp::Lt; break;
-  case Tok::LessEq: op = BinaryOp::Le; break;
-  case Tok::Greater: op = BinaryOp::Gt; break;
-  case Tok::GreaterEq: op = BinaryOp::Ge; break;
-  case Tok::EqEq: op = BinaryOp::Eq; break;
-  case Tok::NotEq: op = BinaryOp::Ne; break;
-  default: return lhs;
+  std::optional<UnaryOp> op;
+  int operandPrecedence = kUnary;
+  if (is(Tok::KwNot) && minPrecedence <= kNot) {
+    op = UnaryOp::Not;
+    operandPrecedence = kNot;
+  } else if (is(Tok::Minus)) {
+    op = UnaryOp::Neg;
+  } else if (is(Tok::Plus)) {
+    op = UnaryOp::Plus;
   }
+  if (!op)
+    return parsePrimary();
   consume();
-  ExprPtr rhs = parseAdditive();
-  if (!rhs)
+  DepthGuard guard(depth);
+  if (depth > kMaxDepth) {
+    diag.error(peek().range(), "expression nested too deeply");
     return nullptr;
-  ExprPtr result = finish(std::make_unique<BinaryExpr>(
-      rangeFrom(start), *op, std::move(lhs), std::move(rhs)));
-  if (!result)
-    return nullptr;
-  switch (peek().kind) {
-  case Tok::Less: case Tok::LessEq: case Tok::Greater: case Tok::GreaterEq:
-  case Tok::EqEq: case Tok::NotEq:
-    errorAtCurrent("comparisons do not chain; combine them with 'and'");
-    return nullptr;
-  default:
-    return result;
   }
+  ExprPtr operand = operandPrecedence == kUnary ? parsePrefix(kUnary)
+                                                : parseBinary(operandPrecedence);
+  if (!operand)
+    return nullptr;
+  return finish(std::make_unique<UnaryExpr>(rangeFrom(start), *op,
+                                            std::move(operand)));
 }
 
-ExprPtr Parser::parseAdditive() {
-  SMLoc start = peek().loc();
-  ExprPtr lhs = parseMultiplicative();
-  while (lhs && (is(Tok::Plus) || is(Tok::Minus))) {
-    BinaryOp op = consume().kind == Tok::Plus ? BinaryOp::Add : BinaryOp::Sub;
-    ExprPtr rhs = parseMultiplicative();
-    if (!rhs)
-      return nullptr;
-    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), op,
-                                              std::move(lhs), std::move(rhs)));
-  }
-  return lhs;
-}
-
-ExprPtr Parser::parseMultiplicative() {
-  SMLoc start = peek().loc();
-  ExprPtr lhs = parseUnary();
-  while (lhs && (is(Tok::Star) || is(Tok::Slash) || is(Tok::Percent))) {
-    Tok k = consume().kind;
-    BinaryOp op = k == Tok::Star    ? BinaryOp::Mul
-                  : k == Tok::Slash ? BinaryOp::Div
-                                    : BinaryOp::Rem;
-    ExprPtr rhs = parseUnary();
-    if (!rhs)
-      return nullptr;
-    lhs = finish(std::make_unique<BinaryExpr>(rangeFrom(start), op,
-                                              std::move(lhs), std::move(rhs)));
-  }
-  return lhs;
-}
-
-ExprPtr Parser::parseUnary() {
-  SMLoc start = peek().loc();
-  if (accept(Tok::Minus)) {
-    DepthGuard guard(depth);
-    if (depth > kMaxDepth) {
-      diag.error(peek().range(), "expression nested too deeply");
-      return nullptr;
-    }
-    ExprPtr operand = parseUnary();
-    if (!operand)
-      return nullptr;
-    return finish(std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Neg,
-                                              std::move(operand)));
-  }
-  if (accept(Tok::Plus)) {
-    DepthGuard guard(depth);
-    if (depth > kMaxDepth) {
-      diag.error(peek().range(), "expression nested too deeply");
-      return nullptr;
-    }
-    ExprPtr operand = parseUnary();
-    if (!operand)
-      return nullptr;
-    return finish(std::make_unique<UnaryExpr>(rangeFrom(start), UnaryOp::Plus,
-                                              std::move(operand)));
-  }
-  return parsePrimary();
-}
+ExprPtr Parser::parseAdditive() { return parseBinary(kAdditive); }
 
 ExprPtr Parser::parsePrimary() {
   const Token &t = peek();

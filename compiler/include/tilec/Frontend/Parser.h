@@ -57,13 +57,14 @@ private:
   ExprPtr finish(ExprPtr e);
   ExprPtr parseExpr();
   ExprPtr parseTernary();
-  ExprPtr parseOr();
-  ExprPtr parseAnd();
-  ExprPtr parseNot();
-  ExprPtr parseComparison();
+  /// Precedence climbing over the binary operators: an expression whose operators all bind at least as tightly
+  /// as `minPrecedence` (Parser.cpp's table: or < and < not < comparisons < + - < * / % < unary - +).
+  ExprPtr parseBinary(int minPrecedence);
+  /// A prefix operator (`not` where `minPrecedence` admits it, unary - or +) and its operand, or a primary.
+  ExprPtr parsePrefix(int minPrecedence);
+  /// What a compile-time constant's default is: an expression without comparisons or boolean operators, whose
+  /// bare `>` would close the constant list.
   ExprPtr parseAdditive();
-  ExprPtr parseMultiplicative();
-  ExprPtr parseUnary();
   ExprPtr parsePrimary();
   ExprPtr parseCallRest(const Token &name);
   ExprPtr parseIndexRest(const Token &name);
