@@ -10,13 +10,18 @@
 //     --bwd-cuda FILE     launch bwd.tile's entries with the CUDA C++ of FILE instead of the emitted code (a
 //                         hand-edited copy of `tilec --emit=cuda`: how a lowering change is tried before it is built)
 //     --bwd-smem BYTES    with --bwd-cuda: the dynamic shared memory of the main kernel's launch (a variant may need more)
+//     --compile-times     instead of timing kernels: NVRTC compile of bwd.tile's CUDA (d 64 and 128) with an empty
+//                         disk cache, then loads of it from the warm disk cache by fresh Runtime objects (no memory
+//                         cache), medians; CUDA's own compute cache should be off (CUDA_CACHE_DISABLE=1)
 //     --label TEXT        printed in a last column, to tell runs apart in one log
 #include "tilec/Jit/GpuProgram.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Runtime.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -69,12 +74,77 @@ struct Buffer {
   void *data() const { return reinterpret_cast<void *>(ptr); }
 };
 
+double millisecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Cold NVRTC compiles of the backward kernel (a new empty disk cache each time) and warm loads from the disk cache
+// (a new Runtime each time, so its memory cache is empty).
+int timeCompiles(const std::string &dir, const std::map<std::string, std::string> &overrides) {
+  try {
+    for (int dim : {64, 128}) {
+      std::map<std::string, std::string> defs = {{"dim", std::to_string(dim)}};
+      for (const auto &[name, value] : overrides)
+        defs[name] = value;
+      GpuCompileOptions o;
+      o.defines = defs;
+      GpuProgram p = compileForGpu(readFile(dir + "/flash_attention/bwd.tile"), "bwd.tile", o);
+      if (!p.ok)
+        throw Error(p.diagnostics);
+      std::vector<double> cold, warm;
+      std::string arch;
+      for (int i = 0; i < 3; ++i) {
+        std::string cache = std::filesystem::temp_directory_path() / ("tilec-bench-cold-" + std::to_string(getpid()) +
+                                                                       "-" + std::to_string(i));
+        std::filesystem::remove_all(cache);
+        RuntimeOptions options;
+        options.cacheDirectory = cache;
+        {
+          Runtime rt(options);
+          arch = rt.deviceArch();
+          auto t = std::chrono::steady_clock::now();
+          auto r = rt.compile(p.cuda);
+          cold.push_back(millisecondsSince(t));
+          if (r.source != CacheSource::Compiled)
+            throw Error("expected a cold compile");
+        }
+        for (int j = 0; j < 7; ++j) {
+          Runtime rt(options);
+          rt.deviceArch();
+          auto t = std::chrono::steady_clock::now();
+          auto r = rt.compile(p.cuda);
+          warm.push_back(millisecondsSince(t));
+          if (r.source != CacheSource::Disk)
+            throw Error("expected a disk-cache hit");
+        }
+        std::filesystem::remove_all(cache);
+      }
+      std::printf("bwd.tile d%d (%s, %zu bytes of CUDA): cold NVRTC compile median %.1f ms (%.1f-%.1f, %zu runs); "
+                  "warm disk-cache load median %.3f ms (%.3f-%.3f, %zu runs)\n",
+                  dim, arch.c_str(), p.cuda.size(), median(cold), *std::min_element(cold.begin(), cold.end()),
+                  *std::max_element(cold.begin(), cold.end()), cold.size(), median(warm),
+                  *std::min_element(warm.begin(), warm.end()), *std::max_element(warm.begin(), warm.end()),
+                  warm.size());
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "tilec-bench-attention: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::string dir, pass, bwdCuda, label;
   int onlyDim = 0, onlySeq = 0, onlyCausal = -1;
   long long bwdSmem = 0;
+  bool compileTimes = false;
   std::map<std::string, std::string> overrides;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -97,6 +167,8 @@ int main(int argc, char **argv) {
       bwdCuda = value();
     else if (a == "--bwd-smem")
       bwdSmem = std::stoll(value());
+    else if (a == "--compile-times")
+      compileTimes = true;
     else if (a == "--label")
       label = value();
     else if (a == "-D") {
@@ -125,6 +197,8 @@ int main(int argc, char **argv) {
     if (!std::ifstream(dir + "/flash_attention/bwd.tile"))
       dir = TILEC_KERNELS_ROOT;
   }
+  if (compileTimes)
+    return timeCompiles(dir, overrides);
   try {
     Runtime rt;
     Driver &driver = rt.driver();
