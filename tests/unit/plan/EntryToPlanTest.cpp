@@ -24,7 +24,7 @@ mlir::OwningOpRef<mlir::ModuleOp> compile(mlir::MLIRContext &context,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   CompileOptions options;
-  options.gen.defines = {{"groups", "2"}};
+  options.gen.defines = {{"groups", "2"}, {"block_m", "64"}}; // the plans of tests/gpu/data (64-row key blocks)
   options.atomics = atomics;
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
