@@ -228,7 +228,8 @@ def main():
         for rep in range(1, args.reps + 1):
             if not args.no_attention:
                 for shape in attention_shapes(args.quick):
-                    shape_peers = [x for x in peers if x != "flex" or shape[1] in flex_seqs]
+                    # FlexAttention compiles per shape: MHA at --flex-seqs only.
+                    shape_peers = [x for x in peers if x != "flex" or (shape[1] in flex_seqs and shape[3] == 1)]
                     for (method, pas, b, s, h, g, d, c, sec, flops, note) in bench_attention(
                             *shape, strategies, shape_peers, defines, flex):
                         ms = f"{sec * 1e3:.4f}" if sec else "n/a"
