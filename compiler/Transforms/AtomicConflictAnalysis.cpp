@@ -32,6 +32,9 @@ struct Form {
   unsigned k = 0;
   int64_t a = 1, q = 1;
   bool zeroOffset = true;
+  // Terms that vary within a block: coefficient * (induction variable `iv` of an enclosing tile.parallel loop),
+  // added to the rest. Only sums and products by positive constants keep them; anything else is Unknown.
+  llvm::SmallVector<std::pair<unsigned, int64_t>, 2> lanes;
 
   static Form unknown() { return {}; }
   static Form invariant(std::optional<int64_t> c = std::nullopt) {
@@ -49,14 +52,17 @@ struct Form {
     f.zeroOffset = zeroOffset;
     return f;
   }
-  bool isInvariant() const { return kind == Kind::Invariant; }
+  bool isInvariant() const { return kind == Kind::Invariant && lanes.empty(); }
   bool isBlock() const { return kind == Kind::Block; }
   bool isZero() const { return isInvariant() && constant == 0; }
 };
 
+/// The induction variables of the tile.parallel loops around an atomic: a number and an extent each.
+using ParallelIvs = llvm::DenseMap<Value, std::pair<unsigned, int64_t>>;
+
 class FormAnalysis {
 public:
-  explicit FormAnalysis(KernelOp kernel) : kernel(kernel) {}
+  explicit FormAnalysis(KernelOp kernel, const ParallelIvs &ivs = {}) : kernel(kernel), ivs(ivs) {}
 
   Form get(Value v) {
     auto it = memo.find(v);
@@ -69,11 +75,18 @@ public:
 
 private:
   Form compute(Value v);
+  Form combine(Operation *op, const Form &l, const Form &r);
   KernelOp kernel;
+  const ParallelIvs &ivs;
   llvm::DenseMap<Value, Form> memo;
 };
 
 Form FormAnalysis::compute(Value v) {
+  if (auto it = ivs.find(v); it != ivs.end()) {
+    Form f = Form::invariant();
+    f.lanes.push_back({it->second.first, 1});
+    return f;
+  }
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     if (arg.getOwner() != &kernel.getBodyBlock())
       return Form::unknown(); // a loop induction variable
@@ -105,6 +118,51 @@ Form FormAnalysis::compute(Value v) {
     return inv ? Form::invariant() : Form::unknown();
   }
   Form l = get(op->getOperand(0)), r = get(op->getOperand(1));
+  if (l.lanes.empty() && r.lanes.empty())
+    return combine(op, l, r);
+  // Parallel-loop terms: kept through l + r, l - (no lanes), (lanes) * c with a constant c > 0; the rest of each
+  // side combines as above, as if the lanes were not there (they never make a block form, only an offset).
+  auto withoutLanes = [](Form f) {
+    if (!f.lanes.empty()) {
+      f.lanes.clear();
+      f.constant = std::nullopt;
+      f.zeroOffset = false;
+    }
+    return f;
+  };
+  llvm::SmallVector<std::pair<unsigned, int64_t>, 2> lanes;
+  if (isa<arith::AddIOp>(op)) {
+    lanes = l.lanes;
+    for (auto [iv, a] : r.lanes) {
+      auto same = llvm::find_if(lanes, [&](const auto &t) { return t.first == iv; });
+      if (same == lanes.end())
+        lanes.push_back({iv, a});
+      else if (__builtin_add_overflow(same->second, a, &same->second))
+        return Form::unknown();
+    }
+  } else if (isa<arith::SubIOp>(op) && r.lanes.empty()) {
+    lanes = l.lanes;
+  } else if (isa<arith::MulIOp>(op) && (l.lanes.empty() != r.lanes.empty())) {
+    const Form &c = l.lanes.empty() ? l : r;
+    if (!c.isInvariant() || !c.constant || *c.constant <= 0)
+      return Form::unknown();
+    lanes = l.lanes.empty() ? r.lanes : l.lanes;
+    for (auto &t : lanes)
+      if (__builtin_mul_overflow(t.second, *c.constant, &t.second))
+        return Form::unknown();
+  } else {
+    return Form::unknown();
+  }
+  Form f = combine(op, withoutLanes(l), withoutLanes(r));
+  if (f.kind == Form::Kind::Unknown)
+    return f;
+  f.constant = std::nullopt;
+  f.zeroOffset = false;
+  f.lanes = lanes;
+  return f;
+}
+
+Form FormAnalysis::combine(Operation *op, const Form &l, const Form &r) {
   // Every product and sum is checked: a wrapped coefficient could make colliding blocks look apart (an
   // "exclusive" atomic that loses updates); on overflow a constant becomes unknown and a block form unknown, both
   // conservative.
@@ -228,13 +286,27 @@ AtomicConflict analyzeAtomicConflict(AtomicAddOp op, KernelOp kernel,
     if (isa<LoopLikeOpInterface>(p) || isa<PipelinedOp>(p) ||
         p->getName().getStringRef() == "scf.while")
       result.repeats = true;
+  // Inside tile.parallel loops (their iterations run at the same time, on different threads), an element-form
+  // update is safe to treat like the others only when its indices are injective in the loops' induction variables:
+  // each variable in one index, there with a positive coefficient, and the coefficients of one index mixed-radix
+  // (each larger than the reach of the smaller ones), so that no two iterations name the same element. The indices
+  // then cover a window of 1 + sum a_i (e_i - 1) elements per dim, and blocks are analysed over those windows.
+  ParallelIvs ivs;
+  SmallVector<int64_t> ivExtents;
   for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp())
-    if (isa<ParallelOp>(p)) {
-      result.kind = AtomicConflict::Kind::Unsplittable;
-      result.reason = "it is inside a tile.parallel loop, whose iterations may "
-                      "update the same element at the same time";
-      return result;
-    }
+    if (auto par = dyn_cast<ParallelOp>(p))
+      for (auto [arg, extent] : llvm::zip(par.getBody().front().getArguments(), par.getExtents())) {
+        ivs[arg] = {static_cast<unsigned>(ivExtents.size()), extent};
+        ivExtents.push_back(extent);
+      }
+  auto collideInBlock = [&](const std::string &why) {
+    result.kind = AtomicConflict::Kind::Unsplittable;
+    result.reason = "it is inside a tile.parallel loop, whose iterations may update the same element at the same "
+                    "time (" + why + ")";
+    return result;
+  };
+  if (!ivs.empty() && op.getIndices().empty())
+    return collideInBlock("every iteration adds a whole region");
 
   // Offsets and window sizes in every destination dimension.
   SmallVector<Value> offsets;
@@ -247,7 +319,40 @@ AtomicConflict analyzeAtomicConflict(AtomicAddOp op, KernelOp kernel,
     sizes.append(region.getSizes().begin(), region.getSizes().end());
   } // else: the whole buffer, in every block: nothing separates blocks.
 
-  FormAnalysis forms(kernel);
+  FormAnalysis forms(kernel, ivs);
+  if (!ivs.empty()) {
+    SmallVector<int> dimOfIv(ivExtents.size(), -1);
+    for (auto [d, o] : llvm::enumerate(offsets)) {
+      Form f = forms.get(o);
+      if (f.kind == Form::Kind::Unknown)
+        return collideInBlock("index " + std::to_string(d) + " is not a sum of loop and block indices with "
+                              "constant positive coefficients");
+      SmallVector<std::pair<int64_t, int64_t>> terms; // (coefficient, extent)
+      for (auto [iv, a] : f.lanes) {
+        if (dimOfIv[iv] != -1)
+          return collideInBlock("a loop index appears in two indices");
+        dimOfIv[iv] = static_cast<int>(d);
+        if (ivExtents[iv] > 1) {
+          if (a <= 0)
+            return collideInBlock("a loop index has a coefficient that is not positive");
+          terms.push_back({a, ivExtents[iv]});
+        }
+      }
+      llvm::sort(terms);
+      int64_t reach = 0; // the largest offset the terms so far can add
+      for (auto [a, e] : terms) {
+        int64_t add;
+        if (a <= reach)
+          return collideInBlock("two loop indices can add up to the same offset in index " + std::to_string(d));
+        if (__builtin_mul_overflow(a, e - 1, &add) || __builtin_add_overflow(reach, add, &reach))
+          return collideInBlock("index " + std::to_string(d) + " overflows");
+      }
+      sizes[d] = reach + 1;
+    }
+    for (auto [iv, d] : llvm::enumerate(dimOfIv))
+      if (d == -1 && ivExtents[iv] > 1)
+        return collideInBlock("a loop index does not appear in the element's indices");
+  }
   unsigned rank = kernel.getGridRank();
   SmallVector<std::optional<int64_t>> period(rank);
   for (auto [o, s] : llvm::zip(offsets, sizes)) {

@@ -81,6 +81,20 @@ def test_atomics_strategies_give_the_same_sums():
         assert rel_err(yb, ref) < 1e-2, options
 
 
+def test_scatter_add_in_parallel_under_every_strategy():
+    """Element atomics inside `parallel`, injective in the loop indices: deterministic applies (issue 13)."""
+    rng = np.random.default_rng()
+    quarter, cols = 40, 70  # tails in both dims
+    x = rng.standard_normal((4 * quarter, cols)).astype(np.float32)
+    ref = x.astype(np.float64).reshape(4, quarter, cols).sum(axis=0)
+    for options in ({"atomics": "fp32"}, {"atomics": "split"}, {"deterministic": True}, {"atomics": "native"}):
+        y32, yb = np.zeros((quarter, cols), np.float32), np.zeros((quarter, cols), np.float32)
+        mod = tilec.compile(KERNELS / "examples" / "atomics.tile", kernel="scatter_quarters", **options)
+        mod.scatter_quarters(x, y32, yb)
+        assert rel_err(y32, ref) < 1e-5, options
+        assert rel_err(yb, ref) < (1e-2 if options.get("atomics") == "native" else 4e-3), options
+
+
 def test_argument_errors_name_the_problem():
     mod = tilec.compile(KERNELS / "examples" / "softmax.tile")
     x = np.zeros((4, 8), np.float32)

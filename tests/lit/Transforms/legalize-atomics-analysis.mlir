@@ -145,7 +145,7 @@ tile.kernel @in_parallel(%L: memref<?xi32, #tile.space<global>>, %H: memref<16xf
   tile.parallel (%i) in [64] {
     %l = memref.load %lab[%i] : memref<64xi32, #tile.space<fragment>>
     %b = arith.index_cast %l : i32 to index
-    // expected-remark @+1 {{atomic_add into 'H' (f32): it is inside a tile.parallel loop, whose iterations may update the same element at the same time; split is not possible, so f32 atomics in place}}
+    // expected-remark @+1 {{atomic_add into 'H' (f32): it is inside a tile.parallel loop, whose iterations may update the same element at the same time (index 0 is not a sum of loop and block indices with constant positive coefficients); split is not possible, so f32 atomics in place}}
     tile.atomic_add %one, %H[%b] : f32, memref<16xf32, #tile.space<global>>
   }
 }
