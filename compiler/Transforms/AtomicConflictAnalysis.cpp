@@ -62,7 +62,7 @@ using ParallelIvs = llvm::DenseMap<Value, std::pair<unsigned, int64_t>>;
 
 class FormAnalysis {
 public:
-  explicit FormAnalysis(KernelOp kernel, const ParallelIvs &ivs = {}) : kernel(kernel), ivs(ivs) {}
+  FormAnalysis(KernelOp kernel, ParallelIvs ivs) : kernel(kernel), ivs(std::move(ivs)) {}
 
   Form get(Value v) {
     auto it = memo.find(v);
@@ -77,7 +77,7 @@ private:
   Form compute(Value v);
   Form combine(Operation *op, const Form &l, const Form &r);
   KernelOp kernel;
-  const ParallelIvs &ivs;
+  ParallelIvs ivs;
   llvm::DenseMap<Value, Form> memo;
 };
 
@@ -133,11 +133,11 @@ Form FormAnalysis::compute(Value v) {
   llvm::SmallVector<std::pair<unsigned, int64_t>, 2> lanes;
   if (isa<arith::AddIOp>(op)) {
     lanes = l.lanes;
-    for (auto [iv, a] : r.lanes) {
-      auto same = llvm::find_if(lanes, [&](const auto &t) { return t.first == iv; });
+    for (const auto &term : r.lanes) {
+      auto same = llvm::find_if(lanes, [&](const auto &t) { return t.first == term.first; });
       if (same == lanes.end())
-        lanes.push_back({iv, a});
-      else if (__builtin_add_overflow(same->second, a, &same->second))
+        lanes.push_back(term);
+      else if (__builtin_add_overflow(same->second, term.second, &same->second))
         return Form::unknown();
     }
   } else if (isa<arith::SubIOp>(op) && r.lanes.empty()) {
