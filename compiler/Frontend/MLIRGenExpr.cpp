@@ -463,14 +463,53 @@ Val MLIRGen::ternary(const TernaryExpr &e) {
 }
 
 namespace {
-// Math on floats, f(x) -> float: folded in double when x is a compile-time value, else a math-dialect op on f32.
-const char *const kUnaryFloat[] = {"exp2", "log2", "exp",   "log",   "sqrt",  "rsqrt",   "tanh",
-                                   "erf",  "sin",  "cos",   "floor", "ceil",  "log1p",   "expm1", "sigmoid"};
+/// A math builtin on floats, f(x) -> float: folded in double when x is a compile-time value (`fold`), else built as
+/// math-dialect ops on f32 (`build`). One row per builtin: the name, the folding and the lowering stay together.
+struct UnaryFloatBuiltin {
+  const char *name;
+  double (*fold)(double);
+  Value (*build)(OpBuilder &, Location, Value);
+};
+
+template <typename OpTy> Value buildMath(OpBuilder &b, Location l, Value x) { return OpTy::create(b, l, x); }
+
+// sigmoid(x) = 1 / (1 + exp(-x)): exp overflows to inf for very negative x, giving 0 as it should.
+Value buildSigmoid(OpBuilder &b, Location l, Value x) {
+  Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f));
+  Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+  return arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, e));
+}
+
+const UnaryFloatBuiltin kUnaryFloat[] = {
+    {"exp2", [](double x) { return std::exp2(x); }, buildMath<math::Exp2Op>},
+    {"log2", [](double x) { return std::log2(x); }, buildMath<math::Log2Op>},
+    {"exp", [](double x) { return std::exp(x); }, buildMath<math::ExpOp>},
+    {"log", [](double x) { return std::log(x); }, buildMath<math::LogOp>},
+    {"sqrt", [](double x) { return std::sqrt(x); }, buildMath<math::SqrtOp>},
+    {"rsqrt", [](double x) { return 1.0 / std::sqrt(x); }, buildMath<math::RsqrtOp>},
+    {"tanh", [](double x) { return std::tanh(x); }, buildMath<math::TanhOp>},
+    {"erf", [](double x) { return std::erf(x); }, buildMath<math::ErfOp>},
+    {"sin", [](double x) { return std::sin(x); }, buildMath<math::SinOp>},
+    {"cos", [](double x) { return std::cos(x); }, buildMath<math::CosOp>},
+    {"floor", [](double x) { return std::floor(x); }, buildMath<math::FloorOp>},
+    {"ceil", [](double x) { return std::ceil(x); }, buildMath<math::CeilOp>},
+    {"log1p", [](double x) { return std::log1p(x); }, buildMath<math::Log1pOp>},
+    {"expm1", [](double x) { return std::expm1(x); }, buildMath<math::ExpM1Op>},
+    {"sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, buildSigmoid},
+};
+
+const UnaryFloatBuiltin *unaryFloatBuiltin(llvm::StringRef name) {
+  for (const UnaryFloatBuiltin &b : kUnaryFloat)
+    if (name == b.name)
+      return &b;
+  return nullptr;
+}
+
 const char *const kBinary[] = {"min", "max", "cdiv", "pow"};
 } // namespace
 
 bool tilec::frontend::isValueBuiltin(llvm::StringRef name) {
-  return llvm::is_contained(kUnaryFloat, name) || llvm::is_contained(kBinary, name) || name == "abs" ||
+  return unaryFloatBuiltin(name) || llvm::is_contained(kBinary, name) || name == "abs" ||
          name == "float" || name == "int";
 }
 
@@ -483,7 +522,8 @@ Val MLIRGen::call(const CallExpr &e) {
     error(e.getRange(), f + "() is a statement and has no value");
     return Val::poison();
   }
-  bool isUnaryFloat = llvm::is_contained(kUnaryFloat, f);
+  const UnaryFloatBuiltin *unary = unaryFloatBuiltin(f);
+  bool isUnaryFloat = unary != nullptr;
   bool isBinary = llvm::is_contained(kBinary, f);
   bool isCast = f == "float" || f == "int";
   if (!isUnaryFloat && !isBinary && !isCast && f != "abs") {
@@ -510,47 +550,9 @@ Val MLIRGen::call(const CallExpr &e) {
   bool allConst = llvm::all_of(args, [](const Val &v) { return v.isConst(); });
 
   if (isUnaryFloat) {
-    if (allConst) {
-      double x = asDouble(args[0]);
-      double r = f == "exp2" ? std::exp2(x)
-                 : f == "log2" ? std::log2(x)
-                 : f == "exp"  ? std::exp(x)
-                 : f == "log"  ? std::log(x)
-                 : f == "sqrt" ? std::sqrt(x)
-                 : f == "rsqrt" ? 1.0 / std::sqrt(x)
-                 : f == "tanh" ? std::tanh(x)
-                 : f == "erf" ? std::erf(x)
-                 : f == "sin" ? std::sin(x)
-                 : f == "cos" ? std::cos(x)
-                 : f == "floor" ? std::floor(x)
-                 : f == "ceil" ? std::ceil(x)
-                 : f == "log1p" ? std::log1p(x)
-                 : f == "expm1" ? std::expm1(x)
-                                : 1.0 / (1.0 + std::exp(-x)); // sigmoid
-      return Val::constFloat(r);
-    }
-    Value x = toF32(args[0], e.getLoc());
-    Value r;
-    if (f == "exp2") r = math::Exp2Op::create(builder, l, x);
-    else if (f == "log2") r = math::Log2Op::create(builder, l, x);
-    else if (f == "exp") r = math::ExpOp::create(builder, l, x);
-    else if (f == "log") r = math::LogOp::create(builder, l, x);
-    else if (f == "sqrt") r = math::SqrtOp::create(builder, l, x);
-    else if (f == "rsqrt") r = math::RsqrtOp::create(builder, l, x);
-    else if (f == "tanh") r = math::TanhOp::create(builder, l, x);
-    else if (f == "erf") r = math::ErfOp::create(builder, l, x);
-    else if (f == "sin") r = math::SinOp::create(builder, l, x);
-    else if (f == "cos") r = math::CosOp::create(builder, l, x);
-    else if (f == "floor") r = math::FloorOp::create(builder, l, x);
-    else if (f == "ceil") r = math::CeilOp::create(builder, l, x);
-    else if (f == "log1p") r = math::Log1pOp::create(builder, l, x);
-    else if (f == "expm1") r = math::ExpM1Op::create(builder, l, x);
-    else { // sigmoid(x) = 1 / (1 + exp(-x)): exp overflows to inf for very negative x, giving 0 as it should
-      Value one = arith::ConstantOp::create(builder, l, builder.getF32FloatAttr(1.0f));
-      Value e = math::ExpOp::create(builder, l, arith::NegFOp::create(builder, l, x));
-      r = arith::DivFOp::create(builder, l, one, arith::AddFOp::create(builder, l, one, e));
-    }
-    return Val::dynamic(Val::Kind::Float, r);
+    if (allConst)
+      return Val::constFloat(unary->fold(asDouble(args[0])));
+    return Val::dynamic(Val::Kind::Float, unary->build(builder, l, toF32(args[0], e.getLoc())));
   }
   if (f == "abs") {
     Val x = args[0];
