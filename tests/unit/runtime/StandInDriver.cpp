@@ -4,17 +4,23 @@
 // a launch asking for more than 48 KB succeeds only up to the value last set with cuFuncSetAttribute, as on a GPU.
 //
 // The tests read what it saw through the tilecStandIn* functions (dlsym on the same path).
+#include "tilec/runtime/Driver.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <random>
 #include <thread>
 
 namespace {
 
-using Result = int;
+// Every entry point has exactly the type DriverApi declares (cu:: handles, not void *): UBSan's function check
+// (the sanitizer build) rejects a call through a pointer of another type.
+namespace cu = tilec::runtime::cu;
+using Result = cu::Result;
 constexpr Result kSuccess = 0;
 constexpr Result kErrorInvalidValue = 1;
 constexpr Result kErrorNotFound = 500;
@@ -23,7 +29,7 @@ constexpr int kSharedOptinLimit = 227 * 1024; // an H100/H200's MAX_SHARED_MEMOR
 constexpr int kAttributeMaxDynamicSharedSizeBytes = 8;
 constexpr int kDeviceAttributeMaxSharedMemoryPerBlockOptin = 97;
 
-// One per cuModuleGetFunction call, never freed (a test creates a few hundred).
+// One per cuModuleGetFunction call.
 struct StandInFunction {
   std::atomic<int> maxDynamicShared{kDefaultDynamicSharedLimit};
 };
@@ -66,37 +72,43 @@ Result cuDeviceGetAttribute(int *value, int attribute, int) {
   default: *value = 0; return kSuccess;
   }
 }
-Result cuDevicePrimaryCtxRetain(void **context, int) {
-  *context = &gContext;
+Result cuDevicePrimaryCtxRetain(cu::Context *context, cu::Device) {
+  *context = reinterpret_cast<cu::Context>(&gContext);
   return kSuccess;
 }
 Result cuDevicePrimaryCtxRelease(int) { return kSuccess; }
-Result cuCtxGetCurrent(void **context) {
-  *context = &gContext;
+Result cuCtxGetCurrent(cu::Context *context) {
+  *context = reinterpret_cast<cu::Context>(&gContext);
   return kSuccess;
 }
-Result cuCtxSetCurrent(void *) { return kSuccess; }
+Result cuCtxSetCurrent(cu::Context) { return kSuccess; }
 Result cuCtxGetDevice(int *device) {
   *device = 0;
   return kSuccess;
 }
 Result cuSuccess0() { return kSuccess; }
-Result cuModuleLoadData(void **module, const void *) {
-  *module = &gModule;
+Result cuModuleLoadData(cu::ModuleHandle *module, const void *) {
+  *module = reinterpret_cast<cu::ModuleHandle>(&gModule);
   return kSuccess;
 }
-Result cuModuleUnload(void *) { return kSuccess; }
-Result cuModuleGetFunction(void **function, void *, const char *) {
-  *function = new StandInFunction();
+Result cuModuleUnload(cu::ModuleHandle) { return kSuccess; }
+// Kept for the life of the library (a test creates a few hundred): reachable, so LeakSanitizer does not count them,
+// and at stable addresses (std::deque), which are the handles.
+std::mutex gFunctionsMutex;
+std::deque<StandInFunction> gFunctions;
+
+Result cuModuleGetFunction(cu::Function *function, cu::ModuleHandle, const char *) {
+  std::lock_guard<std::mutex> lock(gFunctionsMutex);
+  *function = reinterpret_cast<cu::Function>(&gFunctions.emplace_back());
   return kSuccess;
 }
-Result cuFuncSetAttribute(void *function, int attribute, int value) {
+Result cuFuncSetAttribute(cu::Function function, int attribute, int value) {
   if (attribute != kAttributeMaxDynamicSharedSizeBytes)
     return kSuccess;
   if (value < 0 || value > kSharedOptinLimit)
     return kErrorInvalidValue;
   gSetAttributeCalls.fetch_add(1);
-  int previous = static_cast<StandInFunction *>(function)->maxDynamicShared.exchange(value);
+  int previous = reinterpret_cast<StandInFunction *>(function)->maxDynamicShared.exchange(value);
   if (value < previous)
     gLoweredAttributes.fetch_add(1);
   // A random delay after the attribute is set and before the caller gets control back, so that callers racing to
@@ -108,7 +120,7 @@ Result cuFuncSetAttribute(void *function, int attribute, int value) {
   return kSuccess;
 }
 // Fixed figures, so that tests can tell they came from here.
-Result cuFuncGetAttribute(int *value, int attribute, void *) {
+Result cuFuncGetAttribute(int *value, int attribute, cu::Function) {
   switch (attribute) {
   case 0: *value = 768; return kSuccess;  // MAX_THREADS_PER_BLOCK
   case 1: *value = 4096; return kSuccess; // SHARED_SIZE_BYTES
@@ -117,16 +129,16 @@ Result cuFuncGetAttribute(int *value, int attribute, void *) {
   default: *value = 0; return kSuccess;
   }
 }
-Result cuModuleGetFunctionByName(void **function, void *module, const char *name) {
+Result cuModuleGetFunctionByName(cu::Function *function, cu::ModuleHandle module, const char *name) {
   // "missing_kernel" is absent from every module, as a real lookup of an unknown name would be.
   if (std::strcmp(name, "missing_kernel") == 0)
     return kErrorNotFound;
   return cuModuleGetFunction(function, module, name);
 }
-Result cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                      unsigned sharedBytes, void *, void **, void **) {
+Result cuLaunchKernel(cu::Function function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                      unsigned sharedBytes, cu::Stream, void **, void **) {
   gLaunches.fetch_add(1);
-  if (static_cast<int>(sharedBytes) > static_cast<StandInFunction *>(function)->maxDynamicShared.load()) {
+  if (static_cast<int>(sharedBytes) > reinterpret_cast<StandInFunction *>(function)->maxDynamicShared.load()) {
     gRejectedLaunches.fetch_add(1);
     return kErrorInvalidValue;
   }
@@ -146,12 +158,12 @@ Result cuMemFree(unsigned long long pointer) {
   gLiveAllocations.fetch_sub(1);
   return kSuccess;
 }
-Result cuMemAllocAsync(unsigned long long *pointer, size_t, void *) {
+Result cuMemAllocAsync(cu::DevicePtr *pointer, size_t, cu::Stream) {
   *pointer = 0x1000;
   return kSuccess;
 }
-Result cuMemFreeAsync(unsigned long long, void *) { return kSuccess; }
-Result cuMemsetD8Async(unsigned long long, unsigned char, size_t, void *) { return kSuccess; }
+Result cuMemFreeAsync(cu::DevicePtr, cu::Stream) { return kSuccess; }
+Result cuMemsetD8Async(cu::DevicePtr, unsigned char, size_t, cu::Stream) { return kSuccess; }
 Result cuMemcpyHtoD(unsigned long long device, const void *host, size_t bytes) {
   std::memcpy(reinterpret_cast<void *>(device), host, bytes);
   return kSuccess;
@@ -160,20 +172,20 @@ Result cuMemcpyDtoH(void *host, unsigned long long device, size_t bytes) {
   std::memcpy(host, reinterpret_cast<const void *>(device), bytes);
   return kSuccess;
 }
-Result cuStreamCreate(void **stream, unsigned) {
+Result cuStreamCreate(cu::Stream *stream, unsigned) {
   *stream = nullptr;
   return kSuccess;
 }
-Result cuStreamDestroy(void *) { return kSuccess; }
-Result cuStreamSynchronize(void *) { return kSuccess; }
-Result cuEventCreate(void **event, unsigned) {
+Result cuStreamDestroy(cu::Stream) { return kSuccess; }
+Result cuStreamSynchronize(cu::Stream) { return kSuccess; }
+Result cuEventCreate(cu::Event *event, unsigned) {
   *event = nullptr;
   return kSuccess;
 }
-Result cuEventDestroy(void *) { return kSuccess; }
-Result cuEventRecord(void *, void *) { return kSuccess; }
-Result cuEventSynchronize(void *) { return kSuccess; }
-Result cuEventElapsedTime(float *ms, void *, void *) {
+Result cuEventDestroy(cu::Event) { return kSuccess; }
+Result cuEventRecord(cu::Event, cu::Stream) { return kSuccess; }
+Result cuEventSynchronize(cu::Event) { return kSuccess; }
+Result cuEventElapsedTime(float *ms, cu::Event, cu::Event) {
   *ms = 0;
   return kSuccess;
 }
