@@ -47,7 +47,7 @@ OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
     // op in generic form would only add noise for a kernel author.
     bool printOp = context.shouldPrintOpOnDiagnostic();
     context.printOpOnDiagnostic(false);
-    auto restore = llvm::make_scope_exit(
+    llvm::scope_exit restore(
         [&] { context.printOpOnDiagnostic(printOp); });
     if (failed(verify(*module)))
       return nullptr;
@@ -64,7 +64,7 @@ OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
     // A remark or error names its source line; the op itself adds nothing.
     bool printOp = context.shouldPrintOpOnDiagnostic();
     context.printOpOnDiagnostic(false);
-    auto restore = llvm::make_scope_exit(
+    llvm::scope_exit restore(
         [&] { context.printOpOnDiagnostic(printOp); });
     ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
       return success(d.getSeverity() == DiagnosticSeverity::Remark &&

@@ -125,12 +125,21 @@ std::vector<ResolvedStep> Entry::resolve(const TensorView *args, std::size_t cou
       if (bytes < 0)
         throw PlanError(fmt::format("entry '{}': workspace {} size '{}' evaluates to {} bytes", spec_.name,
                                     alloc->workspace, alloc->bytes.toString(), bytes));
-      resolved.push_back({ResolvedStep::Kind::Alloc, alloc->workspace, bytes, alloc->zeroFill});
+      ResolvedStep out{};
+      out.kind = ResolvedStep::Kind::Alloc;
+      out.workspace = alloc->workspace;
+      out.bytes = bytes;
+      out.zeroFill = alloc->zeroFill;
+      resolved.push_back(std::move(out));
     } else if (const auto *free = std::get_if<FreeStep>(&step)) {
-      resolved.push_back({ResolvedStep::Kind::Free, free->workspace});
+      ResolvedStep out{};
+      out.kind = ResolvedStep::Kind::Free;
+      out.workspace = free->workspace;
+      resolved.push_back(std::move(out));
     } else {
       const auto &launch = std::get<LaunchStep>(step);
-      ResolvedStep out{ResolvedStep::Kind::Launch};
+      ResolvedStep out{};
+      out.kind = ResolvedStep::Kind::Launch;
       out.launch = &launch;
       for (int axis = 0; axis < 3; ++axis) {
         std::int64_t extent = launch.grid[axis].evaluate(args, count);

@@ -117,8 +117,6 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
       elements *= e;
     std::string combo, writer;
     for (const LayoutTerm &t : scratchTerms) {
-      LayoutTerm d = t;
-      d.scale = combos;
       combo += (combo.empty() ? "" : " + ") + ("((tid / " + std::to_string(t.stride) + ") % " +
                                                std::to_string(t.extent) + ") * " + std::to_string(combos));
       combos *= t.extent;
