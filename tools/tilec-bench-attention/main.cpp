@@ -15,6 +15,7 @@
 //                         cache), medians; CUDA's own compute cache should be off (CUDA_CACHE_DISABLE=1)
 //     --label TEXT        printed in a last column, to tell runs apart in one log
 #include "tilec/Jit/GpuProgram.h"
+#include "tilec/runtime/DeviceBuffer.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Runtime.h"
 
@@ -65,14 +66,6 @@ std::shared_ptr<Module> build(Runtime &rt, const std::string &dir, const std::st
           launch->dynamicSharedBytes = Expr(static_cast<int64_t>(sharedOverride));
   return rt.loadModule({compiled.cubin}, p.entries);
 }
-
-struct Buffer {
-  Driver &driver;
-  cu::DevicePtr ptr = 0;
-  Buffer(Driver &d, size_t bytes) : driver(d) { driver.check(driver.api().cuMemAlloc(&ptr, bytes), "cuMemAlloc"); }
-  ~Buffer() { driver.api().cuMemFree(ptr); }
-  void *data() const { return reinterpret_cast<void *>(ptr); }
-};
 
 double millisecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -221,13 +214,13 @@ int main(int argc, char **argv) {
           auto pre = build(rt, dir, "flash_attention/bwd_preprocess.tile", {{"dim", std::to_string(dim)}});
           auto bwd = build(rt, dir, "flash_attention/bwd.tile", defs, bwdCuda, bwdSmem);
           const size_t nQ = B * S * H * D, nL = B * H * S;
-          Buffer Q(driver, nQ * 2), K(driver, nQ * 2), V(driver, nQ * 2), dO(driver, nQ * 2), O(driver, nQ * 2),
+          DeviceBuffer Q(driver, nQ * 2), K(driver, nQ * 2), V(driver, nQ * 2), dO(driver, nQ * 2), O(driver, nQ * 2),
               lse(driver, nL * 4), delta(driver, nL * 4), dQ(driver, nQ * 2), dK(driver, nQ * 2), dV(driver, nQ * 2);
           // Small values (bytes 0x3c: bf16 0x3c3c, about 0.0115, everywhere): the timing does not depend on them.
-          for (Buffer *b : {&Q, &K, &V, &dO})
-            driver.check(driver.api().cuMemsetD8Async(b->ptr, 0x3c, nQ * 2, nullptr), "cuMemsetD8Async");
-          auto t4 = [&](Buffer &b) { return TensorView(b.data(), DType::BF16, {B, S, H, D}); };
-          auto t3 = [&](Buffer &b) { return TensorView(b.data(), DType::F32, {B, H, S}); };
+          for (DeviceBuffer *b : {&Q, &K, &V, &dO})
+            driver.check(driver.api().cuMemsetD8Async(b->pointer(), 0x3c, nQ * 2, nullptr), "cuMemsetD8Async");
+          auto t4 = [&](DeviceBuffer &b) { return b.view(DType::BF16, {B, S, H, D}); };
+          auto t3 = [&](DeviceBuffer &b) { return b.view(DType::F32, {B, H, S}); };
           auto runFwd = [&] { fwd->entry("attn_fwd").launch(nullptr, {t4(Q), t4(K), t4(V), t4(O), t3(lse)}); };
           auto runBwd = [&] {
             pre->entry("attn_bwd_preprocess").launch(nullptr, {t4(O), t4(dO), t3(delta)});
