@@ -677,18 +677,24 @@ Val MLIRGen::load(const IndexExpr &e) {
                             " indices were given");
     return Val::poison();
   }
+  std::optional<SmallVector<Value>> indices = integerIndices(e.subscripts, "tile index");
+  if (!indices)
+    return Val::poison();
+  Value v = memref::LoadOp::create(builder, loc(e.getLoc()), b->val.value, *indices);
+  return fromElement(v, e.getLoc());
+}
+
+std::optional<SmallVector<Value>> MLIRGen::integerIndices(llvm::ArrayRef<Subscript> subscripts, llvm::StringRef what) {
   SmallVector<Value> indices;
-  for (auto &s : e.subscripts) {
+  for (const Subscript &s : subscripts) {
     Val i = expr(*s.start);
     if (i.isPoison())
-      return i;
+      return std::nullopt;
     if (!i.isIntLike()) {
-      error(s.start->getRange(), "tile index must be an integer, got " +
-                                     describeVal(i));
-      return Val::poison();
+      error(s.start->getRange(), what + " must be an integer, got " + describeVal(i));
+      return std::nullopt;
     }
     indices.push_back(toIndex(i, s.start->getLoc()));
   }
-  Value v = memref::LoadOp::create(builder, loc(e.getLoc()), b->val.value, indices);
-  return fromElement(v, e.getLoc());
+  return indices;
 }

@@ -104,6 +104,10 @@ public:
 
   // Materialization of scalars as SSA values.
   mlir::Value toIndex(const Val &v, llvm::SMLoc at);
+  /// The subscripts' starts as index values (element indices); nullopt after an error ("<what> must be an integer")
+  /// or a poisoned operand.
+  std::optional<llvm::SmallVector<mlir::Value>> integerIndices(llvm::ArrayRef<Subscript> subscripts,
+                                                               llvm::StringRef what);
   mlir::Value toF32(const Val &v, llvm::SMLoc at);
   mlir::Value toI1(const Val &v, llvm::SMLoc at);
   /// Converts a scalar into `type` (a tile's element type) for stores/fills.

@@ -135,18 +135,9 @@ void MLIRGen::generateStore(const StoreStmt &stmt) {
                                  " indices were given");
     return;
   }
-  SmallVector<Value> indices;
-  for (auto &s : target.subscripts) {
-    Val i = expr(*s.start);
-    if (i.isPoison())
-      return;
-    if (!i.isIntLike()) {
-      error(s.start->getRange(), "tile index must be an integer, got " +
-                                     describeVal(i));
-      return;
-    }
-    indices.push_back(toIndex(i, s.start->getLoc()));
-  }
+  std::optional<SmallVector<Value>> indices = integerIndices(target.subscripts, "tile index");
+  if (!indices)
+    return;
   Val value = expr(*stmt.value);
   if (value.isPoison())
     return;
@@ -162,7 +153,7 @@ void MLIRGen::generateStore(const StoreStmt &stmt) {
   if (!element)
     return;
   memref::StoreOp::create(builder, loc(stmt.getLoc()), element, b->val.value,
-                          indices);
+                          *indices);
 }
 
 Value MLIRGen::tileOperand(const Expr &e, llvm::StringRef role) {

@@ -184,25 +184,16 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
                                      " indices were given");
           return;
         }
-        SmallVector<Value> indices;
-        for (auto &s : idx->subscripts) {
-          Val i = expr(*s.start);
-          if (i.isPoison())
-            return;
-          if (!i.isIntLike()) {
-            error(s.start->getRange(), "index must be an integer, got " +
-                                           describeVal(i));
-            return;
-          }
-          indices.push_back(toIndex(i, s.start->getLoc()));
-        }
+        std::optional<SmallVector<Value>> indices = integerIndices(idx->subscripts, "index");
+        if (!indices)
+          return;
         Type element = type.getElementType();
         Value value = isa<FloatType>(element) ? toF32(v, call.args[1]->getLoc())
                                               : toElement(v, element, *call.args[1]);
         if (!value)
           return;
         auto op = tile::AtomicAddOp::create(builder, l, value, b->val.value,
-                                            indices);
+                                            *indices);
         op.setOrder(order);
         return;
       }

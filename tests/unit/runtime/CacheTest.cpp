@@ -2,6 +2,7 @@
 #include "CacheRaceSource.h"
 #include "Hash.h" // runtime/lib: the runtime's private hashing
 #include "TempDir.h"
+#include "TestArtifacts.h"
 #include "tilec/runtime/Cache.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Runtime.h"
@@ -62,11 +63,7 @@ int countTemporaryFiles(const std::string &directory) {
 // The helper executable: $TILEC_CACHE_RACE_HELPER, else the build tree's, else the one beside this test binary
 // (a GPU bundle moves both into one bin/ directory).
 std::string raceHelperPath() {
-  if (const char *overridden = std::getenv("TILEC_CACHE_RACE_HELPER"); overridden && *overridden)
-    return overridden;
-  if (std::filesystem::exists(TILEC_CACHE_RACE_HELPER))
-    return TILEC_CACHE_RACE_HELPER;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "tilec_cache_race_helper").string();
+  return tilec::testing::testArtifactPath("TILEC_CACHE_RACE_HELPER", TILEC_CACHE_RACE_HELPER, "tilec_cache_race_helper");
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 // a few rounds (the driver sees the attribute lowered and rejects launches, and in a few percent of the rounds the
 // final large launch fails too: checked by reverting the lock locally, 95-141 rejected launches in 60 rounds); with
 // the check, set and store under one lock and only upwards, it never does.
+#include "TestArtifacts.h"
 #include "tilec/runtime/DeviceBuffer.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Module.h"
@@ -35,11 +36,7 @@ alignas(256) char gDeviceMemory[256];
 // The stand-in library: $TILEC_STAND_IN_DRIVER, else the build tree's, else the one beside this test binary. A GPU
 // bundle that does not carry it skips these tests.
 std::string standInDriverPath() {
-  if (const char *overridden = std::getenv("TILEC_STAND_IN_DRIVER"); overridden && *overridden)
-    return overridden;
-  if (std::filesystem::exists(TILEC_STAND_IN_DRIVER))
-    return TILEC_STAND_IN_DRIVER;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "libtilec_stand_in_driver.so").string();
+  return tilec::testing::testArtifactPath("TILEC_STAND_IN_DRIVER", TILEC_STAND_IN_DRIVER, "libtilec_stand_in_driver.so");
 }
 
 bool haveStandInDriver() {

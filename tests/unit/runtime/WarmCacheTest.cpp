@@ -3,6 +3,7 @@
 // a binary it did not make.
 #include "CacheRaceSource.h"
 #include "TempDir.h"
+#include "TestArtifacts.h"
 #include "tilec/runtime/Cache.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/Runtime.h"
@@ -31,11 +32,7 @@ RuntimeOptions cachedIn(const std::string &directory, const std::string &nvrtcLi
 }
 
 std::string helperPath() {
-  if (const char *overridden = std::getenv("TILEC_CACHE_RACE_HELPER"); overridden && *overridden)
-    return overridden;
-  if (std::filesystem::exists(TILEC_CACHE_RACE_HELPER))
-    return TILEC_CACHE_RACE_HELPER;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "tilec_cache_race_helper").string();
+  return tilec::testing::testArtifactPath("TILEC_CACHE_RACE_HELPER", TILEC_CACHE_RACE_HELPER, "tilec_cache_race_helper");
 }
 
 // Runs the helper in a fresh process (with `environment` prepended to its command line); returns its first output
