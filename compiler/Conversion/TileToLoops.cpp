@@ -182,7 +182,10 @@ private:
   LogicalResult lowerFill(FillOp op);
   LogicalResult lowerGemm(GemmOp op);
   LogicalResult lowerReduce(ReduceOp op);
-  LogicalResult lowerAtomicAdd(AtomicAddOp op);
+  /// tile.atomic_add (`kind` empty) and tile.atomic_rmw: one program runs each block, so a plain
+  /// read-modify-write.
+  LogicalResult lowerAtomic(Operation *op, Value value, Value dest, OperandRange indices,
+                            std::optional<AtomicRmwKind> kind);
 
   KernelOp kernel;
   OpBuilder b;
@@ -323,7 +326,9 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return lowerReduce(reduce);
   if (auto atomic = dyn_cast<AtomicAddOp>(op))
-    return lowerAtomicAdd(atomic);
+    return lowerAtomic(&op, atomic.getValue(), atomic.getDest(), atomic.getIndices(), std::nullopt);
+  if (auto atomic = dyn_cast<AtomicRmwOp>(op))
+    return lowerAtomic(&op, atomic.getValue(), atomic.getDest(), atomic.getIndices(), atomic.getKind());
   if (auto par = dyn_cast<ParallelOp>(op)) {
     OpBuilder::InsertionGuard g(b);
     Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
@@ -496,24 +501,34 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerAtomicAdd(AtomicAddOp op) {
-  Location loc = op.getLoc();
-  View dst = viewOf(op.getDest());
+LogicalResult KernelLowering::lowerAtomic(Operation *op, Value value, Value dest, OperandRange indices,
+                                          std::optional<AtomicRmwKind> kind) {
+  Location loc = op->getLoc();
+  View dst = viewOf(dest);
   Type t = dst.elementType();
   bool isFloat = isa<FloatType>(t);
-  // dst = round(dst + value), computed in f32 for 16-bit floats.
+  // dst = round(dst op value), computed in f32 for 16-bit floats. max and min are IEEE maximum / minimum (NaN in,
+  // NaN out; -0.0 below +0.0), as on the GPU.
   Type acc = isFloat && t.getIntOrFloatBitWidth() < 32 ? b.getF32Type() : t;
-  auto addInto = [&](ValueRange idx, Value v) {
-    Value old = convertScalar(b, loc, memref::LoadOp::create(b, loc, dst.base, idx), acc);
-    Value add = convertScalar(b, loc, v, acc);
-    Value sum = isFloat ? arith::AddFOp::create(b, loc, old, add).getResult()
-                        : arith::AddIOp::create(b, loc, old, add).getResult();
-    memref::StoreOp::create(b, loc, convertScalar(b, loc, sum, t), dst.base, idx);
+  auto combine = [&](Value old, Value v) -> Value {
+    if (!kind)
+      return isFloat ? arith::AddFOp::create(b, loc, old, v).getResult()
+                     : arith::AddIOp::create(b, loc, old, v).getResult();
+    if (*kind == AtomicRmwKind::Max)
+      return isFloat ? arith::MaximumFOp::create(b, loc, old, v).getResult()
+                     : arith::MaxSIOp::create(b, loc, old, v).getResult();
+    return isFloat ? arith::MinimumFOp::create(b, loc, old, v).getResult()
+                   : arith::MinSIOp::create(b, loc, old, v).getResult();
   };
-  if (!op.getIndices().empty()) {
+  auto update = [&](ValueRange idx, Value v) {
+    Value old = convertScalar(b, loc, memref::LoadOp::create(b, loc, dst.base, idx), acc);
+    Value result = combine(old, convertScalar(b, loc, v, acc));
+    memref::StoreOp::create(b, loc, convertScalar(b, loc, result, t), dst.base, idx);
+  };
+  if (!indices.empty()) {
     // Element form on a buffer: bounds-checked like a region access.
     SmallVector<Value> idx;
-    for (Value i : op.getIndices())
+    for (Value i : indices)
       idx.push_back(map.lookup(i));
     View checked = dst;
     checked.masked = true;
@@ -521,15 +536,15 @@ LogicalResult KernelLowering::lowerAtomicAdd(AtomicAddOp op) {
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, ok, false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    addInto(idx, map.lookup(op.getValue()));
+    update(idx, map.lookup(value));
     return success();
   }
-  View src = viewOf(op.getValue());
+  View src = viewOf(value);
   SmallVector<int64_t> shape = getSqueezedShape(src.logicalShape);
   loopNest(b, loc, shape, [&](ValueRange ivs) {
     Value v = src.load(b, loc, src.expand(b, loc, ivs));
     dst.guarded(b, loc, dst.expand(b, loc, ivs),
-                [&](ValueRange idx) { addInto(idx, v); });
+                [&](ValueRange idx) { update(idx, v); });
   });
   return success();
 }

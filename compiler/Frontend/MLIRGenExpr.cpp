@@ -517,7 +517,8 @@ Val MLIRGen::call(const CallExpr &e) {
   llvm::StringRef f = e.callee;
   Location l = loc(e.getLoc());
   static const char *statements[] = {"copy", "fill", "gemm", "reduce_sum",
-                                     "reduce_max", "reduce_min", "atomic_add"};
+                                     "reduce_max", "reduce_min", "atomic_add",
+                                     "atomic_max", "atomic_min"};
   if (llvm::is_contained(statements, f)) {
     error(e.getRange(), f + "() is a statement and has no value");
     return Val::poison();
@@ -666,7 +667,7 @@ Val MLIRGen::load(const IndexExpr &e) {
   }
   if (e.hasSlices()) {
     error(e.getRange(), "a slice is not a scalar; slices are operands of "
-                        "copy(), fill(), gemm(), reduce_*() and atomic_add()");
+                        "copy(), fill(), gemm(), reduce_*() and atomic_*()");
     return Val::poison();
   }
   auto type = cast<MemRefType>(b->val.value.getType());

@@ -139,7 +139,20 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
     op.setClear(clear);
     return;
   }
-  if (callee == "atomic_add") {
+  if (callee == "atomic_add" || callee == "atomic_max" || callee == "atomic_min") {
+    // atomic_add is tile.atomic_add (it goes through the atomic strategies); max and min are tile.atomic_rmw.
+    std::optional<tile::AtomicRmwKind> kind;
+    if (callee != "atomic_add")
+      kind = callee == "atomic_max" ? tile::AtomicRmwKind::Max : tile::AtomicRmwKind::Min;
+    auto build = [&](Value value, Value dst, ValueRange indices, tile::MemoryOrder order) {
+      if (kind) {
+        auto op = tile::AtomicRmwOp::create(builder, l, *kind, value, dst, indices);
+        op.setOrder(order);
+      } else {
+        auto op = tile::AtomicAddOp::create(builder, l, value, dst, indices);
+        op.setOrder(order);
+      }
+    };
     if (!checkArgs(call, 2, 2, {"order"}, "destination, value"))
       return;
     tile::MemoryOrder order = tile::MemoryOrder::Relaxed;
@@ -166,7 +179,8 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
         return;
       if (v.isBoolLike()) {
         error(call.args[1]->getRange(),
-              "atomic_add() adds a number, got " + describeVal(v));
+              callee + "() " + (kind ? "takes" : "adds") + " a number, got " +
+                  describeVal(v));
         return;
       }
       if (v.isScalar()) {
@@ -192,18 +206,15 @@ void MLIRGen::generateCallStmt(const CallExpr &call) {
                                               : toElement(v, element, *call.args[1]);
         if (!value)
           return;
-        auto op = tile::AtomicAddOp::create(builder, l, value, b->val.value,
-                                            *indices);
-        op.setOrder(order);
+        build(value, b->val.value, *indices, order);
         return;
       }
     }
-    Value dst = tileOperand(*call.args[0], "the destination of atomic_add()");
-    Value src = tileOperand(*call.args[1], "the value of atomic_add()");
+    Value dst = tileOperand(*call.args[0], ("the destination of " + callee + "()").str());
+    Value src = tileOperand(*call.args[1], ("the value of " + callee + "()").str());
     if (!dst || !src)
       return;
-    auto op = tile::AtomicAddOp::create(builder, l, src, dst, ValueRange{});
-    op.setOrder(order);
+    build(src, dst, ValueRange{}, order);
     return;
   }
   if (isValueBuiltin(callee)) {

@@ -1,6 +1,7 @@
 // tile-legalize-atomics: decides how every tile.atomic_add is realised
 // (exclusive read-modify-write, f32 workspace, deterministic split + sum, or
 // native) and turns every user kernel into a launch plan (tile.entry).
+// tile.atomic_rmw (max, min) is exact in any order and stays as written.
 #include "AtomicKernels.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Transforms/AtomicConflictAnalysis.h"
@@ -372,6 +373,13 @@ LogicalResult KernelLegalizer::run() {
     d.arg = *arg;
     d.name = argName(kernel, *arg);
     d.sites.push_back(op);
+  });
+  // max and min are exact and order-independent: no strategy, nothing to make deterministic. A destination that
+  // also takes atomic_add keeps its own type (replacementBlocker sees the tile.atomic_rmw).
+  kernel.walk([&](AtomicRmwOp op) {
+    op.emitRemark() << "atomic_" << stringifyAtomicRmwKind(op.getKind()) << " into a "
+                    << describeTile(op.getDest().getType())
+                    << ": exact and independent of the order of updates, left as a native atomic";
   });
   bool failed = false;
   for (AtomicAddOp op : local) {

@@ -68,6 +68,8 @@ bool writes(Operation *op, Value tile) {
     return is(reduce.getTarget());
   if (auto atomic = dyn_cast<AtomicAddOp>(op))
     return is(atomic.getDest());
+  if (auto atomic = dyn_cast<AtomicRmwOp>(op))
+    return is(atomic.getDest());
   if (auto store = dyn_cast<memref::StoreOp>(op))
     return is(store.getMemRef());
   return false;

@@ -100,6 +100,13 @@ struct Effects {
     if (auto r = rangeOf(v, shared))
       writes.push_back(*r);
   }
+  /// An atomic update reads and writes `dest`, and reads `value` when it is a tile (the region form).
+  void atomic(Value value, Value dest) {
+    if (isa<MemRefType, RegionType>(value.getType()))
+      read(value);
+    read(dest);
+    write(dest);
+  }
 };
 
 Effects effectsOf(Operation *op, const SharedRanges &shared) {
@@ -117,11 +124,10 @@ Effects effectsOf(Operation *op, const SharedRanges &shared) {
   } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
     e.read(reduce.getSource());
     e.write(reduce.getTarget());
-  } else if (auto atomic = dyn_cast<AtomicAddOp>(op)) {
-    if (isa<MemRefType, RegionType>(atomic.getValue().getType()))
-      e.read(atomic.getValue());
-    e.read(atomic.getDest());
-    e.write(atomic.getDest());
+  } else if (auto add = dyn_cast<AtomicAddOp>(op)) {
+    e.atomic(add.getValue(), add.getDest());
+  } else if (auto rmw = dyn_cast<AtomicRmwOp>(op)) {
+    e.atomic(rmw.getValue(), rmw.getDest());
   } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
     e.read(load.getMemRef());
   } else if (auto store = dyn_cast<memref::StoreOp>(op)) {

@@ -95,6 +95,55 @@ def test_scatter_add_in_parallel_under_every_strategy():
         assert rel_err(yb, ref) < (1e-2 if options.get("atomics") == "native" else 4e-3), options
 
 
+def round_to_bf16(a):
+    """float32 -> nearest bfloat16 (ties to even), as float32; finite inputs."""
+    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("options", [{}, {"deterministic": True}, {"atomics": "native"}])
+def test_atomic_max_and_min_are_exact(options):
+    """atomic_max / atomic_min (issue 13): region form into f32, bf16 and f16, element form into f32 and i32, with a
+    tail block; exact, so compared for equality with NumPy (the 16-bit outputs once rounded)."""
+    rng = np.random.default_rng()
+    rows = 1000
+    x = rng.standard_normal((rows, 64)).astype(np.float32) * 10
+    labels = rng.integers(0, 1 << 20, rows).astype(np.int32)
+    m32 = rng.standard_normal(64).astype(np.float32)  # initial values take part
+    mb, n16 = m32.copy(), m32.astype(np.float16)
+    l32 = rng.standard_normal(8).astype(np.float32)
+    last = rng.integers(-5, 5, 8).astype(np.int32)
+    want_m = np.maximum(m32, x.max(axis=0))
+    want_n = np.minimum(n16, x.min(axis=0).astype(np.float16))
+    want_mb = np.maximum(round_to_bf16(mb), round_to_bf16(x.max(axis=0)))
+    want_l, want_last = l32.copy(), last.copy()
+    for row, lab in enumerate(labels):
+        want_l[lab % 8] = min(want_l[lab % 8], x[row, 0])
+        want_last[lab % 8] = max(want_last[lab % 8], row)
+    mod = tilec.compile(KERNELS / "examples" / "atomics.tile", kernel="column_extrema", **options)
+    mod.column_extrema(x, labels, m32, mb, n16, l32, last)
+    np.testing.assert_array_equal(m32, want_m)
+    np.testing.assert_array_equal(mb, want_mb)
+    np.testing.assert_array_equal(n16, want_n)
+    np.testing.assert_array_equal(l32, want_l)
+    np.testing.assert_array_equal(last, want_last)
+
+
+def test_atomic_max_propagates_nan():
+    rng = np.random.default_rng()
+    x = rng.standard_normal((40, 64)).astype(np.float32)
+    x[33, 5] = np.nan
+    m32, mb = np.full(64, -1e30, np.float32), np.full(64, -1e30, np.float32)
+    n16 = np.full(64, 1e4, np.float16)
+    l32, last = np.zeros(8, np.float32), np.zeros(8, np.int32)
+    mod = tilec.compile(KERNELS / "examples" / "atomics.tile", kernel="column_extrema")
+    mod.column_extrema(x, np.arange(40, dtype=np.int32), m32, mb, n16, l32, last)
+    nan_columns = np.flatnonzero(np.isnan(m32))
+    assert list(nan_columns) == [5] and np.isnan(mb[5]) and np.isnan(n16[5])
+    assert not np.isnan(np.delete(m32, 5)).any()
+
+
 def test_argument_errors_name_the_problem():
     mod = tilec.compile(KERNELS / "examples" / "softmax.tile")
     x = np.zeros((4, 8), np.float32)

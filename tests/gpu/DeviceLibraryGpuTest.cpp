@@ -17,6 +17,7 @@ using namespace tilec::testing;
 namespace {
 
 const char *const kDeviceLibraryKernels = R"cuda(
+#include "tilec/device/atomic_extrema.cuh"
 #include "tilec/device/atomics.cuh"
 #include "tilec/device/copy.cuh"
 #include "tilec/device/cp_async.cuh"
@@ -173,6 +174,35 @@ extern "C" __global__ void atomics_on_shared_slots(bf16 *b16x2, f16 *h16x2, bf16
   atomic_add_f32_acq_rel(f32 + 64 + slot, 0.5f);
   atomic_add_f32_seq_cst(f32 + 128 + slot, -2.f);
   atomic_add_f64(f64 + slot, 0.125);
+}
+
+// atomic_extrema.cuh: thread t combines values[t] into slot t % 16 of every destination, from many blocks at once,
+// and into a block-shared slot (written out at the end: shared-memory addresses take the same path). Slot 3's values
+// hold a NaN, slot 5's are only +0.0 and -0.0. The integers are a fixed function of t.
+extern "C" __global__ void extrema_under_contention(const float *values, float *f32max, float *f32min,
+                                                    double *f64max, bf16 *b16max, f16 *h16min, int *i32max,
+                                                    int *i32min, float *sharedMax, int threads) {
+  __shared__ float slots[16];
+  if (threadIdx.x < 16)
+    slots[threadIdx.x] = __int_as_float(0xff800000); // -inf
+  __syncthreads();
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < threads) {
+    const int slot = t % 16;
+    const float v = values[t];
+    const int k = (t * 7919) % 10007 - 5000;
+    atomic_max(f32max + slot, v);
+    atomic_min<rmw_order::seq_cst>(f32min + slot, v);
+    atomic_max<rmw_order::release>(f64max + slot, double(v));
+    atomic_max(b16max + slot, v);
+    atomic_min<rmw_order::acq_rel>(h16min + slot, v);
+    atomic_max(i32max + slot, k);
+    atomic_min(i32min + slot, k);
+    atomic_max(&slots[slot], v);
+  }
+  __syncthreads();
+  if (threadIdx.x < 16)
+    atomic_max(sharedMax + threadIdx.x, slots[threadIdx.x]);
 }
 
 // 32 threads. out starts as 0xaaaaaaaa: [0, 64) 8-byte copies, [64, 96) 4-byte copies, loads masked for
@@ -500,6 +530,85 @@ TEST_CASE("bf16x2, f16x2, i32, f64 and memory-ordered atomics are exact under co
     }
     CHECK(bad == 0);
   }
+}
+
+// IEEE maximum / minimum on the host: NaN in, NaN out; -0.0 below +0.0.
+template <typename T> T ieeeMax(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+template <typename T> T ieeeMin(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+// The same float or NaN; +0.0 and -0.0 differ.
+bool sameFloat(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
+
+TEST_CASE("atomic max / min: IEEE semantics (NaN, signed zero) and exact results under contention", "[gpu][device]") {
+  TILEC_REQUIRE_GPU_OR_SKIP(driver);
+  const int threads = 16 * 400; // 25 blocks of 256, 400 updates per slot
+  std::mt19937 rng(20261203);
+  std::uniform_real_distribution<float> uniform(-1000.f, 1000.f);
+  std::vector<float> values(threads);
+  for (int t = 0; t < threads; ++t)
+    values[t] = t % 16 == 5 ? ((t / 16) % 2 ? -0.f : 0.f) : uniform(rng);
+  values[16 * 123 + 3] = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  DeviceBuffer in(*driver, threads * 4), f32max(*driver, 64), f32min(*driver, 64), f64max(*driver, 128),
+      b16max(*driver, 32), h16min(*driver, 32), i32max(*driver, 64), i32min(*driver, 64), sharedMax(*driver, 64);
+  in.upload(values);
+  f32max.upload(std::vector<float>(16, -inf));
+  f32min.upload(std::vector<float>(16, inf));
+  f64max.upload(std::vector<double>(16, -double(inf)));
+  b16max.upload(std::vector<std::uint16_t>(16, 0xff80)); // -inf
+  h16min.upload(std::vector<std::uint16_t>(16, 0x7c00)); // +inf
+  i32max.upload(std::vector<int>(16, std::numeric_limits<int>::min()));
+  i32min.upload(std::vector<int>(16, std::numeric_limits<int>::max()));
+  sharedMax.upload(std::vector<float>(16, -inf));
+  kernels(driver).launch("extrema_under_contention", threads / 256, 256, in.data(), f32max.data(), f32min.data(),
+                         f64max.data(), b16max.data(), h16min.data(), i32max.data(), i32min.data(),
+                         sharedMax.data(), threads);
+  auto gotMax = f32max.download<float>(), gotMin = f32min.download<float>(), gotShared = sharedMax.download<float>();
+  auto gotMax64 = f64max.download<double>();
+  auto gotB16 = b16max.download<std::uint16_t>(), gotH16 = h16min.download<std::uint16_t>();
+  auto gotIMax = i32max.download<int>(), gotIMin = i32min.download<int>();
+  for (int slot = 0; slot < 16; ++slot) {
+    INFO("slot " << slot);
+    float wantMax = -inf, wantMin = inf;
+    int wantIMax = std::numeric_limits<int>::min(), wantIMin = std::numeric_limits<int>::max();
+    for (int t = slot; t < threads; t += 16) {
+      wantMax = ieeeMax(wantMax, values[t]);
+      wantMin = ieeeMin(wantMin, values[t]);
+      const int k = (t * 7919) % 10007 - 5000;
+      wantIMax = std::max(wantIMax, k);
+      wantIMin = std::min(wantIMin, k);
+    }
+    CHECK(sameFloat(gotMax[slot], wantMax));
+    CHECK(sameFloat(gotMin[slot], wantMin));
+    CHECK(sameFloat(gotShared[slot], wantMax));
+    CHECK(sameFloat(gotMax64[slot], wantMax));
+    // Rounding preserves order: the 16-bit results are the rounded extrema.
+    CHECK(sameFloat(fromBf16(gotB16[slot]), std::isnan(wantMax) ? wantMax : fromBf16(toBf16(wantMax))));
+    if (std::isnan(wantMin))
+      CHECK(std::isnan(fromF16(gotH16[slot])));
+    else
+      CHECK(std::fabs(fromF16(gotH16[slot]) - wantMin) <= std::fabs(wantMin) / 1024); // f16's half ulp, roughly
+    CHECK(gotIMax[slot] == wantIMax);
+    CHECK(gotIMin[slot] == wantIMin);
+  }
+  CHECK(std::isnan(gotMax[3]));            // the NaN propagates
+  CHECK(gotMax[5] == 0.f);                 // +0.0 is above -0.0 ...
+  CHECK(!std::signbit(gotMax[5]));
+  CHECK(std::signbit(gotMin[5]));          // ... and -0.0 below +0.0
 }
 
 TEST_CASE("predicated 8- and 4-byte copies and f16 / bf16 packing", "[gpu][device]") {

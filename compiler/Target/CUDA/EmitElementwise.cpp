@@ -167,12 +167,25 @@ LogicalResult KernelEmitter::emitFill(FillOp fill) {
   return success();
 }
 
-/// A statement adding `v` (f32, or int for integer destinations) into `*address` as the op says.
-static std::string atomicStatement(AtomicAddOp op, const Buffer &dst, const std::string &element,
+/// A statement combining `v` (f32; double for f64 and int for i32 destinations) into `element` as the op says.
+static std::string atomicStatement(const AtomicUpdate &op, const Buffer &dst, const std::string &element,
                                    const std::string &v, std::string *error) {
   Type t = dst.element;
   std::string address = "&" + element;
-  if (op.getExclusive()) {
+  if (op.combiner != "add") {
+    // tilec::device::atomic_max / atomic_min (atomic_extrema.cuh): overloaded on the element type, any address
+    // space, every memory order.
+    std::string order;
+    switch (op.order) {
+    case MemoryOrder::Relaxed: break;
+    case MemoryOrder::Release: order = "<tilec::device::rmw_order::release>"; break;
+    case MemoryOrder::AcqRel: order = "<tilec::device::rmw_order::acq_rel>"; break;
+    case MemoryOrder::SeqCst: order = "<tilec::device::rmw_order::seq_cst>"; break;
+    }
+    std::string operand = t.isInteger(32) ? "(int)(" + v + ")" : t.isF64() ? "(double)(" + v + ")" : v;
+    return "tilec::device::atomic_" + op.combiner + order + "(" + address + ", " + operand + ");";
+  }
+  if (op.exclusive) {
     if (t.isInteger(32))
       return element + " += " + v + ";";
     std::string sum = "tilec::device::to_float_any(" + element + ") + " + v;
@@ -181,7 +194,7 @@ static std::string atomicStatement(AtomicAddOp op, const Buffer &dst, const std:
                                           : "(" + KernelEmitter::cType(t) + ")(" + sum + ")") + ";";
   }
   std::string suffix;
-  switch (op.getOrder()) {
+  switch (op.order) {
   case MemoryOrder::Relaxed: break;
   case MemoryOrder::Release: suffix = "_release"; break;
   case MemoryOrder::AcqRel: suffix = "_acq_rel"; break;
@@ -192,7 +205,7 @@ static std::string atomicStatement(AtomicAddOp op, const Buffer &dst, const std:
   if (t.isInteger(32))
     return "tilec::device::atomic_add_i32" + suffix + "(" + address + ", (int)(" + v + "));";
   if (!suffix.empty()) {
-    *error = "atomic_add with order " + stringifyMemoryOrder(op.getOrder()).str() + " into " +
+    *error = "atomic_add with order " + stringifyMemoryOrder(op.order).str() + " into " +
              KernelEmitter::cType(t) + " is not supported on the GPU yet (only f32 and i32 take an order)";
     return "";
   }
@@ -206,24 +219,24 @@ static std::string atomicStatement(AtomicAddOp op, const Buffer &dst, const std:
   return "";
 }
 
-LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
+LogicalResult KernelEmitter::emitAtomic(const AtomicUpdate &op) {
   std::string error;
   Type f32 = Float32Type::get(kernel.getContext());
-  if (op.isElementForm()) {
-    TileRef dst = ref(op.getDest());
+  if (op.elementForm) {
+    TileRef dst = ref(op.dest);
     std::vector<std::string> idx;
-    for (Value i : op.getIndices())
+    for (Value i : op.indices)
       idx.push_back(value(i));
     std::vector<std::string> base = dst.offsets.empty() ? idx : dst.baseCoords(idx);
     const Buffer &b = *dst.buffer;
     std::string element = b.space == MemorySpace::Shared ? b.var + "[" + sharedIndex(b, base) + "]"
                                                          : b.var + "[" + linearIndex(b, base) + "]";
-    Type vt = op.getValue().getType();
-    std::string v = b.element.isInteger(32) ? value(op.getValue())
-                                            : convert(value(op.getValue()), vt.isIndex() ? f32 : vt, f32);
+    Type vt = op.value.getType();
+    std::string v = b.element.isInteger(32) ? value(op.value)
+                                            : convert(value(op.value), vt.isIndex() ? f32 : vt, f32);
     std::string stmt = atomicStatement(op, b, element, v, &error);
     if (!error.empty())
-      return op.emitError(error);
+      return op.op->emitError(error);
     std::string guard = currentLoop ? currentLoop->primary : "tid == 0";
     // The indices are arbitrary values (a label read from a tensor, say): every dim is checked, static ones too;
     // an update outside the destination is dropped, as at tile level.
@@ -238,11 +251,11 @@ LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
   // Relaxed, non-exclusive adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots
   // that are consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on
   // sm_90: the fp32 strategy's workspaces, e.g. flash attention's dQ).
-  TileRef src = ref(op.getValue()), dst = ref(op.getDest());
-  if (!op.getExclusive() && op.getOrder() == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
-      isDistributed(*src.buffer) && isWhole(op.getValue())) {
+  TileRef src = ref(op.value), dst = ref(op.dest);
+  if (op.combiner == "add" && !op.exclusive && op.order == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
+      isDistributed(*src.buffer) && isWhole(op.value)) {
     std::string check;
-    int64_t width = fragmentVectorElements(*this, *src.buffer, op.getDest(), dst, /*isLoad=*/false, check);
+    int64_t width = fragmentVectorElements(*this, *src.buffer, op.dest, dst, /*isLoad=*/false, check);
     if (width == 2 || width == 4)
       return withRuntimeCheck(
           *this, check, [&] { return emitRegionAtomic(op, width); }, [&] { return emitRegionAtomic(op, 1); });
@@ -250,17 +263,17 @@ LogicalResult KernelEmitter::emitAtomic(AtomicAddOp op) {
   return emitRegionAtomic(op, 1);
 }
 
-LogicalResult KernelEmitter::emitRegionAtomic(AtomicAddOp op, int64_t width) {
+LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t width) {
   std::string error;
   Type f32 = Float32Type::get(kernel.getContext());
-  TileRef src = ref(op.getValue()), dst = ref(op.getDest());
+  TileRef src = ref(op.value), dst = ref(op.dest);
   std::optional<FragmentLayout> driver;
-  bool whole = isDistributed(*src.buffer) && isWhole(op.getValue());
+  bool whole = isDistributed(*src.buffer) && isWhole(op.value);
   if (whole)
     driver = *src.buffer->layout;
   else
     driver = plainDriver(src.squeezed(), threads, false);
-  std::string what = "atomic_add " + gpu::nameOf(op.getValue()) + " -> " + dst.buffer->var;
+  std::string what = "atomic_" + op.combiner + " " + gpu::nameOf(op.value) + " -> " + dst.buffer->var;
   if (width > 1)
     what += ": " + std::to_string(width) + "-element vector reductions";
   SlotLoop sl = openSlotLoop(*driver, what, width);
@@ -282,11 +295,13 @@ LogicalResult KernelEmitter::emitRegionAtomic(AtomicAddOp op, int64_t width) {
            std::to_string(width) + "(" + values + "));";
   } else {
     std::string v = readElement(src, coords, sl);
-    if (!dst.buffer->element.isInteger(32))
-      v = convert(v, src.buffer->element, f32);
+    // In f32, or f64 for an f64 destination (an f64 tile would lose bits through f32).
+    Type destElement = dst.buffer->element;
+    if (!destElement.isInteger(32))
+      v = convert(v, src.buffer->element, destElement.isF64() ? destElement : f32);
     stmt = atomicStatement(op, b, element, v, &error);
     if (!error.empty())
-      return op.emitError(error);
+      return op.op->emitError(error);
   }
   std::string guard = sl.primary;
   std::string inBounds = boundsCheck(dst, base);

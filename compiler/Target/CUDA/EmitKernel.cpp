@@ -446,7 +446,9 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
   if (auto fill = dyn_cast<FillOp>(op))
     return emitFill(fill);
   if (auto atomic = dyn_cast<AtomicAddOp>(op))
-    return emitAtomic(atomic);
+    return emitAtomic(AtomicUpdate::of(atomic));
+  if (auto atomic = dyn_cast<AtomicRmwOp>(op))
+    return emitAtomic(AtomicUpdate::of(atomic));
   if (auto gemm = dyn_cast<GemmOp>(op))
     return emitGemm(gemm);
   if (auto reduce = dyn_cast<ReduceOp>(op))

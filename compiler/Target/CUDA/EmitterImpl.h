@@ -1,5 +1,5 @@
 // The CUDA C++ emitter's internals: one KernelEmitter per tile.kernel, with the op families in separate files
-// (EmitKernel.cpp: the kernel frame and scalar code; EmitElementwise.cpp: parallel, copy, fill, atomic_add;
+// (EmitKernel.cpp: the kernel frame and scalar code; EmitElementwise.cpp: parallel, copy, fill, atomics;
 // EmitGemm.cpp; EmitReduce.cpp). Every decision it executes was made by a pass and recorded as an attribute.
 #ifndef TILEC_TARGET_CUDA_EMITTERIMPL_H
 #define TILEC_TARGET_CUDA_EMITTERIMPL_H
@@ -94,6 +94,27 @@ std::string floatLiteral(double v, mlir::Type t);
 
 class KernelEmitter;
 
+/// tile.atomic_add and tile.atomic_rmw as the emitter sees them: the same two forms and operands, with the combiner
+/// ("add", "max" or "min") and the add's `exclusive` promise.
+struct AtomicUpdate {
+  mlir::Operation *op;
+  mlir::Value value, dest;
+  mlir::OperandRange indices;
+  tile::MemoryOrder order;
+  bool exclusive;
+  std::string combiner;
+  bool elementForm;
+
+  static AtomicUpdate of(tile::AtomicAddOp add) {
+    return {add, add.getValue(), add.getDest(), add.getIndices(), add.getOrder(), add.getExclusive(), "add",
+            add.isElementForm()};
+  }
+  static AtomicUpdate of(tile::AtomicRmwOp rmw) {
+    return {rmw, rmw.getValue(), rmw.getDest(), rmw.getIndices(), rmw.getOrder(), /*exclusive=*/false,
+            tile::stringifyAtomicRmwKind(rmw.getKind()).str(), rmw.isElementForm()};
+  }
+};
+
 /// The number G of consecutive elements that an access between the distributed fragment `fragment` (driving the
 /// loop, whole) and the global operand `global` can move at once: G consecutive slots of every thread hold G
 /// consecutive elements of the tensor's last dim, starting at a multiple of G, in 4, 8 or 16 bytes of the tensor's
@@ -152,8 +173,8 @@ public:
   mlir::LogicalResult emitCopy(tile::CopyOp op);              // EmitCopy.cpp
   mlir::LogicalResult emitElementwiseCopy(tile::CopyOp op);   // one element at a time, any operands
   mlir::LogicalResult emitFill(tile::FillOp op);
-  mlir::LogicalResult emitAtomic(tile::AtomicAddOp op);
-  mlir::LogicalResult emitRegionAtomic(tile::AtomicAddOp op, int64_t width); // width 1: element by element
+  mlir::LogicalResult emitAtomic(const AtomicUpdate &op);
+  mlir::LogicalResult emitRegionAtomic(const AtomicUpdate &op, int64_t width); // width 1: element by element
   mlir::LogicalResult emitGemm(tile::GemmOp op);
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store

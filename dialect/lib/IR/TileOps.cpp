@@ -279,59 +279,82 @@ static bool isAtomicDestElement(Type t) {
          t.isSignlessInteger(32);
 }
 
-void AtomicAddOp::getEffects(
+/// Effects of both atomic ops: read and write `dest`; read `value` too when it is a tile (the region form), which
+/// passes that move or erase ops rely on (a copy into the tile must stay before the atomic).
+static void getAtomicEffects(
+    OpOperand &value, OpOperand &dest,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  effects.emplace_back(MemoryEffects::Read::get(), &getDestMutable());
-  effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable());
-  if (isa<MemRefType, RegionType>(getValue().getType()))
-    effects.emplace_back(MemoryEffects::Read::get(), &getValueMutable());
+  effects.emplace_back(MemoryEffects::Read::get(), &dest);
+  effects.emplace_back(MemoryEffects::Write::get(), &dest);
+  if (isa<MemRefType, RegionType>(value.get().getType()))
+    effects.emplace_back(MemoryEffects::Read::get(), &value);
 }
 
-LogicalResult AtomicAddOp::verify() {
-  if (failed(verifyTileOperand(*this, getDest(), "destination",
-                               {MemorySpace::Global, MemorySpace::Shared})))
+/// The checks tile.atomic_add and tile.atomic_rmw share. `name` says what the op does ("atomic add",
+/// "atomic max"), `verb` what it does with its value ("adds", "combines").
+static LogicalResult verifyAtomicUpdate(Operation *op, Value value, Value dest, ValueRange indices,
+                                        StringRef name, StringRef verb) {
+  if (failed(verifyTileOperand(op, dest, "destination", {MemorySpace::Global, MemorySpace::Shared})))
     return failure();
-  Type destType = getDest().getType();
+  Type destType = dest.getType();
   Type destElem = getElementTypeOf(destType);
   if (!isAtomicDestElement(destElem))
-    return emitOpError() << "atomic add into " << destElem
-                         << " is not supported; the destination must be f32, "
-                            "f16, bf16, f64 or i32";
-  Type valueType = getValue().getType();
+    return op->emitOpError() << name << " into " << destElem
+                             << " is not supported; the destination must be f32, f16, bf16, f64 or i32";
+  Type valueType = value.getType();
   bool valueIsTile = isa<MemRefType, RegionType>(valueType);
-  if (!getIndices().empty()) {
+  if (!indices.empty()) {
     if (valueIsTile)
-      return emitOpError() << "element form (with indices) adds a scalar, got "
-                           << describeTile(valueType);
+      return op->emitOpError() << "element form (with indices) " << verb << " a scalar, got "
+                               << describeTile(valueType);
     if (llvm::isa<RegionType>(destType))
-      return emitOpError() << "element form indexes a buffer, not a region";
+      return op->emitOpError() << "element form indexes a buffer, not a region";
     int64_t rank = cast<MemRefType>(destType).getRank();
-    if (static_cast<int64_t>(getIndices().size()) != rank)
-      return emitOpError() << "expects " << rank << " indices for a " << rank
-                           << "-d destination, got " << getIndices().size();
+    if (static_cast<int64_t>(indices.size()) != rank)
+      return op->emitOpError() << "expects " << rank << " indices for a " << rank << "-d destination, got "
+                               << indices.size();
   } else if (!valueIsTile) {
-    return emitOpError() << "adds the scalar " << valueType
-                         << " without indices; give one index per dimension "
-                            "of the destination";
+    return op->emitOpError() << verb << " the scalar " << valueType
+                             << " without indices; give one index per dimension of the destination";
   }
   Type valueElem = valueIsTile ? getElementTypeOf(valueType) : valueType;
-  if (!valueElem.isIntOrFloat() ||
-      isa<FloatType>(valueElem) != isa<FloatType>(destElem))
-    return emitOpError() << "adds " << valueElem << " into " << destElem
-                         << "; value and destination must both be float or "
-                            "both integer";
+  if (!valueElem.isIntOrFloat() || isa<FloatType>(valueElem) != isa<FloatType>(destElem))
+    return op->emitOpError() << verb << " " << valueElem << " into " << destElem
+                             << "; value and destination must both be float or both integer";
   if (valueIsTile) {
-    if (failed(verifyTileOperand(*this, getValue(), "value", kOnChip)))
+    if (failed(verifyTileOperand(op, value, "value", kOnChip)))
       return failure();
     SmallVector<int64_t> v = getSqueezedShape(getShapeOf(valueType));
     SmallVector<int64_t> d = getSqueezedShape(getShapeOf(destType));
     if (v != d)
-      return emitOpError() << "value " << describeTile(valueType)
-                           << " and destination " << describeTile(destType)
-                           << " have different extents (" << shapeText(v)
-                           << " vs " << shapeText(d) << ")";
+      return op->emitOpError() << "value " << describeTile(valueType) << " and destination "
+                               << describeTile(destType) << " have different extents (" << shapeText(v) << " vs "
+                               << shapeText(d) << ")";
   }
   return success();
+}
+
+void AtomicAddOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  getAtomicEffects(getValueMutable(), getDestMutable(), effects);
+}
+
+LogicalResult AtomicAddOp::verify() {
+  return verifyAtomicUpdate(*this, getValue(), getDest(), getIndices(), "atomic add", "adds");
+}
+
+//===----------------------------------------------------------------------===//
+// AtomicRmwOp
+//===----------------------------------------------------------------------===//
+
+void AtomicRmwOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  getAtomicEffects(getValueMutable(), getDestMutable(), effects);
+}
+
+LogicalResult AtomicRmwOp::verify() {
+  std::string name = "atomic " + stringifyAtomicRmwKind(getKind()).str();
+  return verifyAtomicUpdate(*this, getValue(), getDest(), getIndices(), name, "combines");
 }
 
 LogicalResult BarrierOp::verify() {

@@ -570,3 +570,100 @@ func.func @pipelined_outside(%lo: index, %hi: index) {
   }
   return
 }
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<64x128xf32, #tile.space<fragment>>
+  %v = arith.constant 1.0 : f32
+  %i = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.atomic_rmw' op expects 2 indices for a 2-d destination, got 1}}
+  tile.atomic_rmw max %v, %F[%c0] : f32, memref<?x128xf32, #tile.space<global>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<64x128xf32, #tile.space<fragment>>
+  %v = arith.constant 1.0 : f32
+  %i = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.atomic_rmw' op combines the scalar 'f32' without indices; give one index per dimension of the destination}}
+  tile.atomic_rmw min %v, %F : f32, memref<?x128xf32, #tile.space<global>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<64x128xf32, #tile.space<fragment>>
+  %v = arith.constant 1.0 : f32
+  %i = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.atomic_rmw' op element form (with indices) combines a scalar, got 64x128xf32 (fragment)}}
+  tile.atomic_rmw max %t, %F[%c0, %c0] : memref<64x128xf32, #tile.space<fragment>>, memref<?x128xf32, #tile.space<global>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<64x128xf32, #tile.space<fragment>>
+  %v = arith.constant 1.0 : f32
+  %i = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.atomic_rmw' op combines 'i32' into 'f32'; value and destination must both be float or both integer}}
+  tile.atomic_rmw max %i, %F[%c0, %c0] : i32, memref<?x128xf32, #tile.space<global>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<64x128xf32, #tile.space<fragment>>
+  %v = arith.constant 1.0 : f32
+  %i = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.atomic_rmw' op destination must be global or shared, got 64x128xf32 (fragment)}}
+  tile.atomic_rmw min %t, %t : memref<64x128xf32, #tile.space<fragment>>, memref<64x128xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : memref<64x128xf32, #tile.space<fragment>>
+  %r = tile.region %F[%c0, %c0] [32, 128] : memref<?x128xf32, #tile.space<global>> -> !tile.region<32x128xf32, global>
+  // expected-error @+1 {{'tile.atomic_rmw' op value 64x128xf32 (fragment) and destination 32x128xf32 (global) have different extents (64x128 vs 32x128)}}
+  tile.atomic_rmw max %t, %r : memref<64x128xf32, #tile.space<fragment>>, !tile.region<32x128xf32, global>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %v = arith.constant 1.0 : f32
+  %r = tile.region %A[%c0, %c0] [64, 128] : memref<?x128xf32, #tile.space<global>> -> !tile.region<64x128xf32, global>
+  // expected-error @+1 {{'tile.atomic_rmw' op element form indexes a buffer, not a region}}
+  tile.atomic_rmw min %v, %r[%c0, %c0] : f32, !tile.region<64x128xf32, global>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?xi8, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %v = arith.constant 1 : i8
+  // expected-error @+1 {{'tile.atomic_rmw' op atomic max into 'i8' is not supported; the destination must be f32, f16, bf16, f64 or i32}}
+  tile.atomic_rmw max %v, %A[%b] : i8, memref<?xi8, #tile.space<global>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %v = arith.constant 1.0 : f32
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [max, min]}}
+  tile.atomic_rmw add %v, %A[%b] : f32, memref<?xf32, #tile.space<global>>
+}

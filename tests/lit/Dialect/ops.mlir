@@ -83,6 +83,14 @@ tile.kernel @all_ops(%X: memref<?x?x128xbf16, #tile.space<global>>,
   tile.atomic_add %one, %Y[%row, %c0] order(seq_cst) : f32, memref<?x128xf32, #tile.space<global>>
   // CHECK: tile.atomic_add %{{.*}}, %[[XR]] : memref<64x128xbf16, #tile.space<shared>>, !tile.region<64x128xbf16, global>
   tile.atomic_add %xs, %xr : memref<64x128xbf16, #tile.space<shared>>, !tile.region<64x128xbf16, global>
+  // atomic_rmw: both combiners, both forms, an order.
+  // CHECK: tile.atomic_rmw max %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] : f32, memref<?x128xf32, #tile.space<global>>
+  tile.atomic_rmw max %one, %Y[%row, %c0] : f32, memref<?x128xf32, #tile.space<global>>
+  // CHECK: tile.atomic_rmw min %[[ACC]], %{{.*}} order(release) : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xbf16, global>
+  %xr64 = tile.region %X[%by, %row, %c0] [1, 64, 64]
+      : memref<?x?x128xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
+  tile.atomic_rmw min %acc, %xr64 order(release)
+      : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xbf16, global>
 }
 
 // A kernel with a single grid extent and nothing in it.

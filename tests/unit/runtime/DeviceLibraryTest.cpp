@@ -1,4 +1,4 @@
-// The device library compiles with NVRTC, without a GPU: one kernel calls every function of every header, for
+// The device library compiles with NVRTC, without a GPU: two kernels call every function of every header, for
 // sm_90a and sm_80 (where the bf16 atomics and f32 vector atomics take their pre-Hopper paths), with no spills.
 // What the functions compute is checked on a GPU, in tests/gpu/DeviceLibraryGpuTest.cpp.
 #include "tilec/runtime/Compiler.h"
@@ -14,6 +14,7 @@ using namespace tilec::runtime;
 namespace {
 
 const char *const kEveryDeviceFunction = R"cuda(
+#include "tilec/device/atomic_extrema.cuh"
 #include "tilec/device/atomics.cuh"
 #include "tilec/device/copy.cuh"
 #include "tilec/device/cp_async.cuh"
@@ -108,6 +109,21 @@ extern "C" __global__ void __launch_bounds__(128) every_function(const unsigned 
                atomic_add_f32_seq_cst(f32 + 10, r);
   out[t + 1024] = unsigned(old) ^ __float_as_uint(oldf) ^ a[0] ^ a[1] ^ a[2] ^ a[3] ^ at[3] ^ b[1] ^ bt[0];
 }
+
+// atomic_extrema.cuh: every element type, both combiners, the orders. A kernel of its own: next to everything above,
+// ptxas keeps every_function at 32 registers and spills a few bytes around the compare-and-swap loops.
+extern "C" __global__ void __launch_bounds__(128) every_extremum(const float *in, float *f32, int *i32, double *f64,
+                                                                 bf16 *b16, f16 *h16) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const float r = in[t], x = in[t + 128];
+  atomic_max(f32, r);
+  atomic_min<rmw_order::seq_cst>(f32 + 1, x);
+  atomic_max<rmw_order::release>(f64, double(r));
+  atomic_min(b16, r);
+  atomic_max<rmw_order::acq_rel>(h16, x);
+  atomic_max(i32, t);
+  atomic_min<rmw_order::release>(i32 + 1, -t);
+}
 )cuda";
 
 bool isElf(const std::vector<char> &image) {
@@ -122,12 +138,15 @@ void checkCompiles(const std::string &arch) {
     FAIL("NVRTC skipped ptxas (CUDA compute cache): run this test with CUDA_CACHE_DISABLE=1, as ctest does");
   CHECK(cubin.arch == arch);
   REQUIRE(isElf(cubin.image));
-  auto info = cubin.ptxasInfo("every_function");
-  REQUIRE(info);
-  CHECK(info->registers > 0);
-  CHECK(info->spillStoreBytes == 0);
-  CHECK(info->spillLoadBytes == 0);
-  CHECK(info->stackFrameBytes == 0);
+  for (const char *function : {"every_function", "every_extremum"}) {
+    INFO("function " << function);
+    auto info = cubin.ptxasInfo(function);
+    REQUIRE(info);
+    CHECK(info->registers > 0);
+    CHECK(info->spillStoreBytes == 0);
+    CHECK(info->spillLoadBytes == 0);
+    CHECK(info->stackFrameBytes == 0);
+  }
 }
 
 } // namespace
@@ -155,4 +174,5 @@ TEST_CASE("the new device headers are embedded with the PTX they promise", "[com
         std::string_view::npos);
   // seq_cst read-modify-writes: a full fence.sc before the atom (the PTX atomics ABI).
   CHECK(contents("tilec/device/atomics.cuh").find("fence.sc.gpu;") != std::string_view::npos);
+  CHECK(contents("tilec/device/atomic_extrema.cuh").find("atomicCAS") != std::string_view::npos);
 }

@@ -1,6 +1,7 @@
 // Everything emitted kernels may call. The compiler includes only this header.
 #pragma once
 
+#include "tilec/device/atomic_extrema.cuh"
 #include "tilec/device/atomics.cuh"
 #include "tilec/device/copy.cuh"
 #include "tilec/device/cp_async.cuh"

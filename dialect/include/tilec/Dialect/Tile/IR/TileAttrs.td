@@ -37,6 +37,14 @@ def Tile_MemoryOrderAttr : I32EnumAttr<"MemoryOrder", "memory order of an atomic
   let cppNamespace = "::tilec::tile";
 }
 
+// The combiners of tile.atomic_rmw (tile.atomic_add is its own op: it alone goes through the atomic strategies).
+def Tile_AtomicRmwKindAttr : I32EnumAttr<"AtomicRmwKind", "combiner of an atomic read-modify-write", [
+    I32EnumAttrCase<"Max", 0, "max">,
+    I32EnumAttrCase<"Min", 1, "min">
+  ]> {
+  let cppNamespace = "::tilec::tile";
+}
+
 // How the warps of a block share a gemm's output tile.
 def Tile_GemmPolicyAttr : I32EnumAttr<"GemmPolicy", "warp partition of a gemm", [
     I32EnumAttrCase<"Square", 0, "square">,

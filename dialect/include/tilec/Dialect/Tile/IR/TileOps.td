@@ -272,6 +272,46 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [DeclareOpInterfaceMethods<MemoryEf
   }];
 }
 
+def Tile_AtomicRmwOp : Tile_Op<"atomic_rmw", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "dst = max(dst, value) or min(dst, value), atomically with respect to every other block";
+  let description = [{
+    The element and region forms of `tile.atomic_add`, with another combiner:
+    `max` or `min`. Both are exact and give the same result in any order, so
+    unlike an add they need no atomic strategy: `tile-legalize-atomics`
+    leaves them as they are, and they are deterministic as written.
+
+    Floats compare as IEEE `maximum`/`minimum` do: a NaN on either side gives
+    a NaN, and -0.0 is below +0.0. A value of another float type than the
+    destination (an f32 tile into a bf16 tensor) is rounded to the
+    destination's type; rounding preserves order, so the result is the
+    rounded extremum either way. Integers compare signed. Destinations are
+    f32, f16, bf16, i32 or f64 buffers in global or shared memory.
+
+    ```mlir
+    tile.atomic_rmw max %v, %hist[%bin] : f32, memref<?xf32, #tile.space<global>>
+    tile.atomic_rmw min %t, %region order(release)
+        : memref<64xf32, #tile.space<fragment>>, !tile.region<64xbf16, global>
+    ```
+  }];
+  // Effects as tile.atomic_add's (getEffects).
+  let arguments = (ins Tile_AtomicRmwKindAttr:$kind,
+                       AnyType:$value,
+                       Tile_TileLike:$dest,
+                       Variadic<Index>:$indices,
+                       DefaultValuedAttr<Tile_MemoryOrderAttr,
+                         "::tilec::tile::MemoryOrder::Relaxed">:$order);
+  let assemblyFormat = [{
+    $kind $value `,` $dest (`[` $indices^ `]`)? (`order` `(` $order^ `)`)?
+    attr-dict `:` type($value) `,` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for `dst[i, ...] = max(dst[i, ...], v)`, false for the region form.
+    bool isElementForm() { return !getIndices().empty() || !::llvm::isa<
+        ::mlir::MemRefType, ::tilec::tile::RegionType>(getValue().getType()); }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // GPU lowering
 //===----------------------------------------------------------------------===//
