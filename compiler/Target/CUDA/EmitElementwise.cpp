@@ -209,10 +209,12 @@ static std::string atomicStatement(const AtomicUpdate &op, const Buffer &dst, co
              KernelEmitter::cType(t) + " is not supported on the GPU yet (only f32 and i32 take an order)";
     return "";
   }
+  // The 16-bit adds are red.global: a shared destination takes the generic-address forms.
+  std::string space = dst.space == MemorySpace::Shared ? "_shared" : "";
   if (t.isBF16())
-    return "tilec::device::atomic_add_bf16(" + address + ", " + v + ");";
+    return "tilec::device::atomic_add_bf16" + space + "(" + address + ", " + v + ");";
   if (t.isF16())
-    return "tilec::device::atomic_add_f16(" + address + ", " + v + ");";
+    return "tilec::device::atomic_add_f16" + space + "(" + address + ", " + v + ");";
   if (t.isF64())
     return "tilec::device::atomic_add_f64(" + address + ", (double)(" + v + "));";
   *error = "atomic_add into this dtype is not supported on the GPU";

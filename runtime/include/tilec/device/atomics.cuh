@@ -66,29 +66,37 @@ __device__ __forceinline__ void atomic_add_f16x2(f16 *address, float low, float 
   asm volatile("red.global.add.noftz.f16x2 [%0], %1;\n" ::"l"(address), "r"(pack_f16x2(low, high)) : "memory");
 }
 
+// Into shared memory (a block's own accumulator): the red.global forms above take global addresses only, so these
+// use CUDA's generic-address atomicAdd.
+__device__ __forceinline__ void atomic_add_bf16_shared(bf16 *address, float value) {
+  atomicAdd(address, to_bf16(value));
+}
+
+__device__ __forceinline__ void atomic_add_f16_shared(f16 *address, float value) { atomicAdd(address, to_f16(value)); }
+
 __device__ __forceinline__ int atomic_add_i32(int *address, int value) { return atomicAdd(address, value); }
 
 __device__ __forceinline__ void atomic_add_f64(double *address, double value) { atomicAdd(address, value); }
 
-// Memory-ordered adds at GPU scope. seq_cst follows NVIDIA's PTX atomics ABI for C++ read-modify-writes,
+// Memory-ordered adds at GPU scope, on generic addresses (global or shared). seq_cst follows NVIDIA's PTX atomics ABI for C++ read-modify-writes,
 // `fence.sc; atom.<acquire or acq_rel>`: the fence orders everything before it, acq_rel (the stronger of the two
 // documented choices) orders what follows.
 __device__ __forceinline__ float atomic_add_f32_release(float *address, float value) {
   float old;
-  asm volatile("atom.release.gpu.global.add.f32 %0, [%1], %2;\n" : "=f"(old) : "l"(address), "f"(value) : "memory");
+  asm volatile("atom.release.gpu.add.f32 %0, [%1], %2;\n" : "=f"(old) : "l"(address), "f"(value) : "memory");
   return old;
 }
 
 __device__ __forceinline__ float atomic_add_f32_acq_rel(float *address, float value) {
   float old;
-  asm volatile("atom.acq_rel.gpu.global.add.f32 %0, [%1], %2;\n" : "=f"(old) : "l"(address), "f"(value) : "memory");
+  asm volatile("atom.acq_rel.gpu.add.f32 %0, [%1], %2;\n" : "=f"(old) : "l"(address), "f"(value) : "memory");
   return old;
 }
 
 __device__ __forceinline__ float atomic_add_f32_seq_cst(float *address, float value) {
   float old;
   asm volatile("fence.sc.gpu;\n"
-               "atom.acq_rel.gpu.global.add.f32 %0, [%1], %2;\n"
+               "atom.acq_rel.gpu.add.f32 %0, [%1], %2;\n"
                : "=f"(old)
                : "l"(address), "f"(value)
                : "memory");
@@ -97,20 +105,20 @@ __device__ __forceinline__ float atomic_add_f32_seq_cst(float *address, float va
 
 __device__ __forceinline__ int atomic_add_i32_release(int *address, int value) {
   int old;
-  asm volatile("atom.release.gpu.global.add.s32 %0, [%1], %2;\n" : "=r"(old) : "l"(address), "r"(value) : "memory");
+  asm volatile("atom.release.gpu.add.s32 %0, [%1], %2;\n" : "=r"(old) : "l"(address), "r"(value) : "memory");
   return old;
 }
 
 __device__ __forceinline__ int atomic_add_i32_acq_rel(int *address, int value) {
   int old;
-  asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;\n" : "=r"(old) : "l"(address), "r"(value) : "memory");
+  asm volatile("atom.acq_rel.gpu.add.s32 %0, [%1], %2;\n" : "=r"(old) : "l"(address), "r"(value) : "memory");
   return old;
 }
 
 __device__ __forceinline__ int atomic_add_i32_seq_cst(int *address, int value) {
   int old;
   asm volatile("fence.sc.gpu;\n"
-               "atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;\n"
+               "atom.acq_rel.gpu.add.s32 %0, [%1], %2;\n"
                : "=r"(old)
                : "l"(address), "r"(value)
                : "memory");
