@@ -169,6 +169,56 @@ static void emitVectorFragmentCopy(KernelEmitter &e, CopyOp copy, const TileRef 
   e.closeSlotLoop(l);
 }
 
+/// A whole distributed fragment into a whole 2-d shared tile of 16-bit floats of the same shape, two elements per
+/// 32-bit store, where the layout pairs them: for every thread, slots 2s and 2s + 1 hold (r, c) and (r, c + 1) with
+/// c even (mma accumulators do: flash attention's dS). The store's element index is the thread's swizzled index once,
+/// then per slot pair an XOR of the slot's column offset and an add of its row offset, where that identity holds for
+/// every (thread, slot) of the layout (checked here by enumeration; else the swizzled index of each pair): a
+/// separately swizzled index per slot pair is what NVVM would otherwise hoist out of a pipelined loop, one register
+/// each (32 of them for the backward pass's dS at d=128, which then spilled). False when the copy is not of this kind.
+static bool emitPackedFragmentToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst) {
+  const Buffer &f = *src.buffer, &s = *dst.buffer;
+  if (!isDistributed(f) || !isWhole(copy.getSource()) || !isWhole(copy.getTarget()) ||
+      s.space != MemorySpace::Shared || !(s.element.isBF16() || s.element.isF16()) || s.shape.size() != 2 ||
+      f.shape != s.shape)
+    return false;
+  const FragmentLayout &l = *f.layout;
+  if (l.rank() != 2 || l.hasPadding() || !l.replicaTerms().empty() || l.numSlots() % 2)
+    return false;
+  int64_t cols = s.shape[1], bytes = gpu::elementBytes(s.element);
+  auto swizzled = [&](int64_t r, int64_t c) { return s.swizzle.apply(r, c, cols, bytes); };
+  bool separable = true;
+  for (int64_t t = 0; t < l.threads(); ++t) {
+    std::vector<int64_t> base = l.coords(t, 0);
+    for (int64_t slot = 0; slot < l.numSlots(); slot += 2) {
+      std::vector<int64_t> c = l.coords(t, slot), next = l.coords(t, slot + 1), offset = l.coords(0, slot);
+      if (c[1] % 2 || next[0] != c[0] || next[1] != c[1] + 1)
+        return false;
+      if (separable && swizzled(c[0], c[1]) != ((swizzled(base[0], base[1]) ^ offset[1]) + offset[0] * cols))
+        separable = false;
+    }
+  }
+  e.open("{ // copy " + gpu::nameOf(copy.getSource()) + " -> " + s.var + ": " + l.name() + ", 2 elements per store" +
+         (separable ? ", index per thread ^ column + row offset" : ""));
+  std::string lane = e.fresh("lane_index");
+  if (separable)
+    e.line() << "const int " << lane << " = " << e.sharedIndex(s, {e.threadPart(l, 0), e.threadPart(l, 1)}) << ";\n";
+  std::string slot = e.fresh("slot");
+  e.line() << (l.numSlots() <= 128 ? "#pragma unroll\n" : "#pragma unroll 1\n");
+  e.open("for (int " + slot + " = 0; " + slot + " < " + std::to_string(l.numSlots()) + "; " + slot + " += 2)");
+  std::string index =
+      separable ? "((" + lane + " ^ (" + e.slotPart(l, 1, slot) + ")) + (" + e.slotPart(l, 0, slot) + ") * " +
+                      std::to_string(cols) + ")"
+                : e.sharedIndex(s, {e.threadPart(l, 0) + " + " + e.slotPart(l, 0, slot),
+                                    e.threadPart(l, 1) + " + " + e.slotPart(l, 1, slot)});
+  e.line() << "tilec::device::store4_shared(" << e.sharedAddress(s, index) << ", tilec::device::pack2("
+           << e.convert(f.var + "[" + slot + "]", f.element, s.element) << ", "
+           << e.convert(f.var + "[" + slot + " + 1]", f.element, s.element) << "));\n";
+  e.close();
+  e.close();
+  return true;
+}
+
 LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
   bool dynamicLast = false;
@@ -205,6 +255,8 @@ LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
           },
           [&] { return emitElementwiseCopy(copy); });
   }
+  if (emitPackedFragmentToShared(*this, copy, src, dst))
+    return success();
   return emitElementwiseCopy(copy);
 }
 

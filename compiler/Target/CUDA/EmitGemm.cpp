@@ -50,26 +50,47 @@ static LogicalResult emitSimtGemm(KernelEmitter &e, GemmOp gemm) {
 }
 
 namespace {
-/// Element index of an ldmatrix row address in a shared operand at k-step `tc_kk`, written so that the k-step is one
-/// XOR or one add on an index computed once per thread. Written plainly (swizzled_index of `tc_kk * 16 + ...`),
-/// NVVM hoists a separately computed index per k-step out of the loop over the pipelined iterations: dozens of live
-/// registers per gemm, which at 255 registers become spills (flash attention's backward pass at d=128).
+/// Element index of an ldmatrix row address in a shared operand at k-step `tc_kk` and warp-tile step `tile` (`tc_i` of
+/// A, `tc_j` of B), written so that each step is one XOR or one add on an index computed once per thread. Written
+/// plainly (swizzled_index of `tc_kk * 16 + ...`), NVVM hoists a separately computed index per (step, step) pair out
+/// of the loop over the pipelined iterations: dozens of live registers per gemm, which at 255 registers become
+/// spills (flash attention's backward pass at d=128; the tile steps alone cost 56 bytes of spill there).
 ///
-/// The lane's offset within the 16-wide k-step is 0 or 8; the k-step adds `tc_kk * 16` to the column
-/// (`kAlongColumns`) or to the row: an XOR or an add where Swizzle::columnStepIsXor / rowStepIsAdd say so (the
-/// conditions and why are there; tests/unit/layout checks the identities), else the index is written as is.
-struct KStepIndex {
+/// `row` and `col` are the coordinates without either step (no `tile`: no tile step). The k-step adds `tc_kk * 16` to the column
+/// (`kAlongColumns`) or to the row, the tile step `tile * 16` to the other one: an XOR (columns) or an add (rows)
+/// where Swizzle::columnStepIsXor / columnTileStepIsXor / rowStepIsAdd say so (the conditions and why are there;
+/// tests/unit/layout checks the identities), else the step stays inside the swizzled coordinates. An XOR touches
+/// only bits below a row's width and an add only whole rows, so the two commute.
+struct StepIndex {
   const KernelEmitter &e;
   const Buffer &b;
   int64_t k;
-  std::string operator()(const std::string &row, const std::string &col, bool kAlongColumns) const {
-    int64_t cols = b.shape.back();
-    if (kAlongColumns && b.swizzle.columnStepIsXor(cols, gpu::elementBytes(b.element), k))
-      return "(" + e.sharedIndex(b, {row, col}) + " ^ (tc_kk * 16))";
-    if (!kAlongColumns && b.swizzle.rowStepIsAdd())
-      return "(" + e.sharedIndex(b, {row, col}) + " + tc_kk * " + std::to_string(16 * cols) + ")";
-    return e.sharedIndex(b, kAlongColumns ? std::vector<std::string>{row, "tc_kk * 16 + " + col}
-                                          : std::vector<std::string>{"tc_kk * 16 + " + row, col});
+  std::string operator()(std::string row, std::string col, bool kAlongColumns, const std::string &tile = "",
+                         int64_t tileSpan = 0) const {
+    int64_t cols = b.shape.back(), bytes = gpu::elementBytes(b.element);
+    bool kSeparate = kAlongColumns ? b.swizzle.columnStepIsXor(cols, bytes, k) : b.swizzle.rowStepIsAdd();
+    bool tileSeparate = !tile.empty() && (kAlongColumns ? b.swizzle.rowStepIsAdd()
+                                                        : b.swizzle.columnTileStepIsXor(cols, bytes, tileSpan));
+    std::string &kCoord = kAlongColumns ? col : row, &tileCoord = kAlongColumns ? row : col;
+    if (!kSeparate)
+      kCoord = "tc_kk * 16 + " + kCoord;
+    if (!tileSeparate && !tile.empty())
+      tileCoord = tile + " * 16 + " + tileCoord;
+    std::string index = e.sharedIndex(b, {row, col});
+    auto step = [&](const std::string &var, bool alongColumns) {
+      index = alongColumns ? "(" + index + " ^ (" + var + " * 16))"
+                           : "(" + index + " + " + var + " * " + std::to_string(16 * cols) + ")";
+    };
+    // XORs first: the adds are then constants after unrolling, which fold into the ldmatrix address's immediate.
+    if (kSeparate && kAlongColumns)
+      step("tc_kk", true);
+    if (tileSeparate && kAlongColumns)
+      step(tile, false);
+    if (tileSeparate && !kAlongColumns)
+      step(tile, true);
+    if (kSeparate && !kAlongColumns)
+      step("tc_kk", false);
+    return index;
   }
 };
 } // namespace
@@ -101,7 +122,7 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
     if (!aMap)
       return gemm.emitError("register A operand is not in the mma A layout (tile-infer-layouts stages such operands)");
   }
-  KStepIndex aIndex{*this, a, k}, bIndex{*this, b, k};
+  StepIndex aIndex{*this, a, k}, bIndex{*this, b, k};
   std::string mma = a.element.isF16() ? "tilec::device::mma_m16n8k16_f16_f32" : "tilec::device::mma_m16n8k16_bf16_f32";
   open("{ // gemm " + a.var + (gemm.getTransposeA() ? "^T" : "") + " x " + b.var + (gemm.getTransposeB() ? "^T" : "") +
        " -> " + c.var + ": mma.sync m16n8k16, warps " + std::to_string(wm) + "x" + std::to_string(wn) + ", warp tile " +
@@ -128,10 +149,10 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
     close();
   } else if (!gemm.getTransposeA()) {
     line() << "tilec::device::ldmatrix_x4(tc_a_frag[tc_i], " << sharedAddress(a,
-           aIndex("tc_row0 + tc_i * 16 + tc_lane % 16", "(tc_lane / 16) * 8", true)) << ");\n";
+           aIndex("tc_row0 + tc_lane % 16", "(tc_lane / 16) * 8", true, "tc_i", tileM)) << ");\n";
   } else {
     line() << "tilec::device::ldmatrix_x4_trans(tc_a_frag[tc_i], " << sharedAddress(a,
-           aIndex("(tc_lane / 16) * 8 + tc_lane % 8", "tc_row0 + tc_i * 16 + ((tc_lane / 8) % 2) * 8", false)) << ");\n";
+           aIndex("(tc_lane / 16) * 8 + tc_lane % 8", "tc_row0 + ((tc_lane / 8) % 2) * 8", false, "tc_i", tileM)) << ");\n";
   }
   close();
   // B: two n8 atoms per ldmatrix.x4, the last odd one with .x2.
@@ -140,10 +161,10 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
   line() << "unsigned tc_t[4];\n";
   if (gemm.getTransposeB())
     line() << "tilec::device::ldmatrix_x4(tc_t, " << sharedAddress(b,
-           bIndex("tc_col0 + tc_j * 16 + (tc_lane / 16) * 8 + tc_lane % 8", "((tc_lane / 8) % 2) * 8", true)) << ");\n";
+           bIndex("tc_col0 + (tc_lane / 16) * 8 + tc_lane % 8", "((tc_lane / 8) % 2) * 8", true, "tc_j", tileN)) << ");\n";
   else
     line() << "tilec::device::ldmatrix_x4_trans(tc_t, " << sharedAddress(b,
-           bIndex("((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + tc_j * 16 + (tc_lane / 16) * 8", false)) << ");\n";
+           bIndex("((tc_lane / 8) % 2) * 8 + tc_lane % 8", "tc_col0 + (tc_lane / 16) * 8", false, "tc_j", tileN)) << ");\n";
   line() << "tc_b_frag[2 * tc_j][0] = tc_t[0]; tc_b_frag[2 * tc_j][1] = tc_t[1]; tc_b_frag[2 * tc_j + 1][0] = tc_t[2]; tc_b_frag[2 * tc_j + 1][1] = "
             "tc_t[3];\n";
   close();

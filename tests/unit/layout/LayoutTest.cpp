@@ -196,6 +196,24 @@ TEST_CASE("a gemm's k-step is one XOR along columns and one add along rows where
       }
     }
   }
+  // A warp's tile steps (tc_i / tc_j in the gemm lowering): base = w * span + c, c < 16, stepped by 16 j < span.
+  for (int64_t cols : {16, 32, 48, 64, 96, 128, 256}) {
+    for (int64_t elementBytes : {2, 4}) {
+      Swizzle s = Swizzle::forRow(cols * elementBytes);
+      for (int64_t span : {16, 32, 48, 64, 128, 256}) {
+        if (!s.columnTileStepIsXor(cols, elementBytes, span))
+          continue;
+        for (int64_t row = 0; row < 32; ++row)
+          for (int64_t w = 0; w * span < cols; ++w)
+            for (int64_t c : {0, 8})
+              for (int64_t j = 0; j < span / 16; ++j)
+                REQUIRE(s.apply(row, w * span + c + 16 * j, cols, elementBytes) ==
+                        (s.apply(row, w * span + c, cols, elementBytes) ^ (16 * j)));
+      }
+    }
+  }
+  CHECK_FALSE(Swizzle::forRow(256).columnTileStepIsXor(128, 2, 48)); // a 48-wide warp tile: bits overlap
+  CHECK(Swizzle::forRow(256).columnTileStepIsXor(128, 2, 64));
   // Where it does not hold, the emitter keeps the plain index: 48 columns is not a power of two.
   CHECK_FALSE(Swizzle::forRow(96).columnStepIsXor(48, 2, 48));
   CHECK(Swizzle::forRow(256).columnStepIsXor(128, 2, 128));

@@ -303,6 +303,10 @@ bool Swizzle::columnStepIsXor(int64_t cols, int64_t elementBytes, int64_t k) con
   return isPowerOfTwo(cols) && k <= cols && (perChunk == 4 || perChunk == 8);
 }
 
+bool Swizzle::columnTileStepIsXor(int64_t cols, int64_t elementBytes, int64_t span) const {
+  return isPowerOfTwo(span) && span >= 16 && columnStepIsXor(cols, elementBytes, span);
+}
+
 bool Swizzle::rowStepIsAdd() const { return none() || 16 % ((mask + 1) * rowDivisor) == 0; }
 
 int64_t crossWarpReduceScratchBytes(const FragmentLayout &layout, int dim) {

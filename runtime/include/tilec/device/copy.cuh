@@ -103,6 +103,11 @@ __device__ __forceinline__ void store16_shared(unsigned dst, uint4 value) {
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" : : "r"(dst), "r"(value.x), "r"(value.y), "r"(value.z), "r"(value.w) : "memory");
 }
 
+// 4 bytes (two 16-bit elements) at a 32-bit shared-window address.
+__device__ __forceinline__ void store4_shared(unsigned dst, unsigned value) {
+  asm volatile("st.shared.u32 [%0], %1;\n" : : "r"(dst), "r"(value) : "memory");
+}
+
 // Copies 8 consecutive bf16 values (16 bytes), zero-filling when !predicate.
 __device__ __forceinline__ void copy_bf16x8_pred(bf16 *dst, const bf16 *src, bool predicate) {
   store16(dst, load16_pred(src, predicate));

@@ -126,6 +126,10 @@ struct Swizzle {
   // apply(r, c) ^ 16 kk. True when `cols` is a power of two, k <= cols and a 16-byte chunk holds 4 or 8 elements: the
   // chunk index of 16 kk + c is 2 kk ^ c/8 (disjoint bits) and the swizzle only XORs bits below `cols`.
   bool columnStepIsXor(int64_t cols, int64_t elementBytes, int64_t k) const;
+  // Whether stepping a column base + 16 j (j < span / 16) is an XOR of the offset when base is a multiple of `span`
+  // plus c < 16: apply(r, base + 16 j) == apply(r, base) ^ 16 j. A warp's tile steps within its warp tile: true when
+  // `span` is a power of two (so base and 16 j have disjoint bits) and columnStepIsXor holds for k = span.
+  bool columnTileStepIsXor(int64_t cols, int64_t elementBytes, int64_t span) const;
   // Whether stepping a row by 16 adds 16 rows' worth of elements: apply(r + 16 kk, c) == apply(r, c) + 16 kk cols.
   // True when the swizzle's row term (row / rowDivisor) % (mask + 1) repeats every 16 rows.
   bool rowStepIsAdd() const;
