@@ -29,6 +29,8 @@ inline constexpr const char *kSharedBytesAttr = "tile.shared_bytes";
 inline constexpr const char *kStagesAttr = "tile.stages";         // shared allocs: buffers of a pipelined loop
 inline constexpr const char *kStageBytesAttr = "tile.stage_bytes"; // shared allocs: bytes from one stage to the next
 inline constexpr const char *kPrefetchAttr = "tile.prefetch";     // tile.copy: issued stages-1 iterations ahead
+// tile.pipelined: the emitter re-reads the thread index at the top of each iteration (tile-multi-buffer decides)
+inline constexpr const char *kRereadThreadIndexAttr = "tile.reread_thread_index";
 
 /// The buffer a tile operand refers to: the source of a tile.region, else itself.
 inline mlir::Value baseBuffer(mlir::Value v) {

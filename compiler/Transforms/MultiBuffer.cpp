@@ -15,6 +15,14 @@
 // the body, nothing else in the loop writes the tile or the tensor, and the tile is not used outside the loop (which buffer
 // holds what after the loop is nobody's business). Every copy that could be a candidate and is not gets a remark
 // saying why; a loop with stages > 1 and no candidate gets one too.
+//
+// Register pressure: NVVM hoists every per-thread index and address that does not change between iterations out of
+// the loop, one register each. Where the kernel's fragments already take most of the 255 registers a thread has
+// (kRereadFragmentRegisters or more, counted from their layouts), those hoisted values are what ptxas spills; the
+// loop then gets `tile.reread_thread_index` and the emitter re-reads %tid.x at the top of each iteration through an
+// opaque asm, so that the index arithmetic is recomputed in the loop instead (more integer instructions, no spills).
+// Measured on the H200 (docs/performance.md, session 5): the backward pass at d=128 (240 fragment registers) goes
+// from 80 bytes of spill to none and 5 % faster; at d=64 (160) it has no spills and re-reading is 5 % slower.
 #include "GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -32,6 +40,21 @@ using namespace tilec;
 using namespace tilec::tile;
 
 namespace {
+
+/// Fragment registers per thread from which a pipelined loop re-reads the thread index (see the file comment).
+constexpr int64_t kRereadFragmentRegisters = 200;
+
+/// 32-bit registers per thread that the kernel's fragments take (slots times element bytes, rounded up to words).
+int64_t fragmentRegisters(KernelOp kernel) {
+  int64_t words = 0;
+  kernel.walk([&](AllocOp alloc) {
+    if (!gpu::isIn(alloc.getResult(), MemorySpace::Fragment))
+      return;
+    if (auto layout = gpu::layoutOf(alloc.getResult(), kernel.getThreads()))
+      words += (layout->numSlots() * gpu::elementBytes(getElementTypeOf(alloc.getType())) + 3) / 4;
+  });
+  return words;
+}
 
 /// Whether `v`, used in `body`, is computed only from the induction variable and values defined outside `loop`
 /// by ops the emitter can recompute (arith on index and integer values, tile.region). Collects those ops.
@@ -159,6 +182,18 @@ struct MultiBuffer : tilec::impl::MultiBufferBase<MultiBuffer> {
       if (prefetched == 0)
         loop.emitRemark() << "pipelined loop (stages " << stages
                           << "): no copy from global into a shared tile can be prefetched; it runs as a plain loop";
+    });
+    getOperation().walk([&](KernelOp kernel) {
+      int64_t registers = fragmentRegisters(kernel);
+      if (registers < kRereadFragmentRegisters)
+        return;
+      kernel.walk([&](PipelinedOp loop) {
+        loop->setAttr(gpu::kRereadThreadIndexAttr, UnitAttr::get(loop.getContext()));
+        loop.emitRemark() << "pipelined loop: the kernel's fragments take " << registers
+                          << " registers per thread (at least " << kRereadFragmentRegisters
+                          << "), so each iteration re-reads the thread index instead of keeping indices computed "
+                             "from it in registers";
+      });
     });
     if (failed)
       signalPassFailure();

@@ -79,6 +79,17 @@ LogicalResult KernelEmitter::emitPrefetch(PipelinedOp loop, ArrayRef<CopyOp> cop
   return result;
 }
 
+/// tile.reread_thread_index (tile-multi-buffer): `tid`, shadowed by a value NVVM cannot prove equal to the kernel's,
+/// so the index arithmetic built on it is recomputed in each iteration rather than hoisted into registers.
+static void rereadThreadIndex(KernelEmitter &e, PipelinedOp loop) {
+  if (!loop->hasAttr(gpu::kRereadThreadIndexAttr))
+    return;
+  std::string raw = e.fresh("tid_reread");
+  e.line() << "int " << raw << "; asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(" << raw
+           << ")); // register pressure: recompute indices here\n";
+  e.line() << "const int tid = " << raw << ";\n";
+}
+
 LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   std::string iv = fresh("n");
   SmallVector<CopyOp> copies;
@@ -89,6 +100,7 @@ LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
     names[loop.getInductionVar()] = iv;
     open("for (long long " + iv + " = " + value(loop.getLower()) + "; " + iv + " < " + value(loop.getUpper()) +
          "; ++" + iv + ")");
+    rereadThreadIndex(*this, loop);
     LogicalResult r = emitBlock(loop.getBodyBlock());
     close();
     return r;
@@ -114,6 +126,7 @@ LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   open("for (long long " + iv + " = " + lo + "; " + iv + " < " + hi + "; ++" + iv + ")");
   line() << "tilec::device::cp_async_wait<" << stages - 2 << ">();\n";
   line() << "__syncthreads();\n";
+  rereadThreadIndex(*this, loop);
   llvm::SetVector<Value> tiles;
   for (CopyOp copy : copies)
     tiles.insert(copy.getTarget());
