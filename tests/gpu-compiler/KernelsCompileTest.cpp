@@ -1,7 +1,8 @@
 // Every shipped kernel, and every kernel the atomic legalization generates for it, compiles through the whole GPU
 // pipeline and NVRTC to an sm_90a CUBIN with ptxas figures for every kernel. Needs NVRTC, not a GPU. The figures
-// (registers, spills) are printed (WARN) so that docs/gpu-lowering.md can record them; spills are a performance
-// matter (issue 10), not a failure here.
+// (registers, spills) are printed (WARN) so that docs/gpu-lowering.md can record them. Spills are a performance
+// matter (issue 10): they fail the test for the flash-attention kernels and the gemm at their default tile sizes
+// (none spill since session 5), and are only reported for the other configurations.
 #include "CompilerTestSupport.h"
 
 #include <chrono>
@@ -12,7 +13,8 @@ using namespace tilec::testing;
 
 namespace {
 
-void checkCompiles(const std::string &file, const GpuCompileOptions &options, const std::string &label) {
+void checkCompiles(const std::string &file, const GpuCompileOptions &options, const std::string &label,
+                   bool requireNoSpills = false) {
   runtime::Runtime runtime(uncachedOptions());
   CompiledKernel k = compileKernel(runtime, file, options, "sm_90a");
   const auto info = k.compiled.cubin->ptxasInfo();
@@ -23,6 +25,11 @@ void checkCompiles(const std::string &file, const GpuCompileOptions &options, co
     figures << " " << ptxas.function << " " << ptxas.registers << " regs";
     if (ptxas.spillStoreBytes || ptxas.spillLoadBytes)
       figures << " (spills: " << ptxas.spillStoreBytes << " B stored, " << ptxas.spillLoadBytes << " B loaded)";
+    if (requireNoSpills) {
+      INFO(label << ": " << ptxas.function);
+      CHECK(ptxas.spillStoreBytes == 0);
+      CHECK(ptxas.spillLoadBytes == 0);
+    }
   }
   WARN("ptxas sm_90a " << label << ":" << figures.str());
 }
@@ -36,16 +43,16 @@ TEST_CASE("flash-attention forward and preprocess compile to sm_90a without spil
         GpuCompileOptions o;
         o.defines = {{"dim", dim}, {"groups", groups}, {"causal", causal}};
         checkCompiles("flash_attention/fwd.tile", o,
-                      std::string("fwd dim ") + dim + " groups " + groups + " causal " + causal);
+                      std::string("fwd dim ") + dim + " groups " + groups + " causal " + causal, true);
       }
   for (const char *dim : {"64", "128"}) {
     GpuCompileOptions o;
     o.defines = {{"dim", dim}};
-    checkCompiles("flash_attention/bwd_preprocess.tile", o, std::string("bwd_preprocess dim ") + dim);
+    checkCompiles("flash_attention/bwd_preprocess.tile", o, std::string("bwd_preprocess dim ") + dim, true);
   }
 }
 
-TEST_CASE("flash-attention backward compiles to sm_90a under every atomics strategy", "[nvrtc]") {
+TEST_CASE("flash-attention backward compiles to sm_90a under every atomics strategy, without spills", "[nvrtc]") {
   for (const char *atomics : {"fp32", "split", "native"})
     for (const char *dim : {"64", "128"})
       for (const char *groups : {"1", "4"})
@@ -54,7 +61,7 @@ TEST_CASE("flash-attention backward compiles to sm_90a under every atomics strat
           o.atomics = atomics;
           o.defines = {{"dim", dim}, {"groups", groups}, {"causal", causal}};
           checkCompiles("flash_attention/bwd.tile", o,
-                        std::string("bwd ") + atomics + " dim " + dim + " groups " + groups + " causal " + causal);
+                        std::string("bwd ") + atomics + " dim " + dim + " groups " + groups + " causal " + causal, true);
         }
 }
 
@@ -66,14 +73,14 @@ TEST_CASE("the histogram kernel compiles to sm_90a under every atomics strategy"
   }
 }
 
-TEST_CASE("the feature kernels in kernels/examples compile to sm_90a", "[nvrtc]") {
+TEST_CASE("the feature kernels in kernels/examples compile to sm_90a without spills", "[nvrtc]") {
   for (const char *file : {"examples/gemm.tile", "examples/softmax.tile", "examples/reductions.tile",
                            "examples/atomics.tile", "examples/elementwise.tile",
                            "examples/math.tile"})
     for (const char *atomics : {"fp32", "split", "native"}) {
       GpuCompileOptions o;
       o.atomics = atomics;
-      checkCompiles(file, o, std::string(file) + " " + atomics);
+      checkCompiles(file, o, std::string(file) + " " + atomics, true);
     }
 }
 
