@@ -3,7 +3,7 @@
 // `tilec --emit=plan` and kept current by tests/lit/Transforms/emit-plan.tile); this binary has no MLIR. The
 // kernels are hand-written stand-ins with the exact names and parameter lists the plans launch, whose bodies do
 // something simple and checkable:
-//   *_to_f32 / *_from_f32   really convert bf16 <-> f32, one element per thread, one block per row of 128;
+//   *_to_f32 / *_from_f32   really convert bf16 <-> f32, every element, over whatever grid the plan launches;
 //   attn_bwd_main           adds known per-block values: into dQ's f32 workspace with f32 atomics from every
 //                           key block m; into dK/dV's slice of the partial buffers (split: plain read-modify-write
 //                           of partial[h mod 2]) or f32 workspaces (fp32: f32 atomics, two heads per element);
@@ -71,25 +71,31 @@ __device__ bf16_bits bf16(float x) {
   bits += 0x7fffu + ((bits >> 16) & 1u);
   return (bf16_bits)(bits >> 16);
 }
-#define ROW_ELEMENT (blockIdx.x * 128 + threadIdx.x)
+// Every element of the destination (dims d0 x d1 x d2 x 128, passed by the plan), whatever grid the plan launches
+// (a grid-stride loop: how many rows a generated kernel's block takes is the compiler's choice).
+#define EACH_ELEMENT(i, d0, d1, d2)                                                                                \
+  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x, total_ = u64(d0) * d1 * d2 * 128; i < total_;         \
+       i += u64(gridDim.x) * blockDim.x)
 #define CONVERT(name)                                                                                              \
-  extern "C" __global__ void attn_bwd_##name##_to_f32(const bf16_bits *dst, long long, long long, long long, float *ws, long long, long long, long long) {                     \
-    ws[ROW_ELEMENT] = f32(dst[ROW_ELEMENT]);                                                                     \
+  extern "C" __global__ void attn_bwd_##name##_to_f32(const bf16_bits *dst, long long d0, long long d1, long long d2, float *ws, long long, long long, long long) { \
+    EACH_ELEMENT(i, d0, d1, d2) ws[i] = f32(dst[i]);                                                             \
   }                                                                                                              \
-  extern "C" __global__ void attn_bwd_##name##_from_f32(const float *ws, long long, long long, long long, bf16_bits *dst, long long, long long, long long) {                   \
-    dst[ROW_ELEMENT] = bf16(ws[ROW_ELEMENT]);                                                                    \
+  extern "C" __global__ void attn_bwd_##name##_from_f32(const float *ws, long long d0, long long d1, long long d2, bf16_bits *dst, long long, long long, long long) { \
+    EACH_ELEMENT(i, d0, d1, d2) dst[i] = bf16(ws[i]);                                                            \
   }
 CONVERT(dQ)
 CONVERT(dK)
 CONVERT(dV)
 
 #define SUM(name)                                                                                                \
-  extern "C" __global__ void attn_bwd_##name##_sum(const float *partial, long long, long long, long long, bf16_bits *dst, long long, long long, long long) {                     \
-    unsigned i = ROW_ELEMENT, slice = gridDim.x * 128;                                                           \
-    float s = f32(dst[i]);                                                                                       \
-    s = __fadd_rn(s, partial[i]);                                                                                \
-    s = __fadd_rn(s, partial[slice + i]);                                                                        \
-    dst[i] = bf16(s);                                                                                            \
+  extern "C" __global__ void attn_bwd_##name##_sum(const float *partial, long long, long long, long long, bf16_bits *dst, long long d0, long long d1, long long d2) { \
+    const u64 slice = u64(d0) * d1 * d2 * 128;                                                                   \
+    EACH_ELEMENT(i, d0, d1, d2) {                                                                                \
+      float s = f32(dst[i]);                                                                                     \
+      s = __fadd_rn(s, partial[i]);                                                                              \
+      s = __fadd_rn(s, partial[slice + i]);                                                                      \
+      dst[i] = bf16(s);                                                                                          \
+    }                                                                                                            \
   }
 SUM(dK)
 SUM(dV)
@@ -321,8 +327,10 @@ TEST_CASE("the committed plan files parse and resolve to the expected steps", "[
   Module split({cubin}, {loadEntry("attn_bwd_gqa2_split.plan")});
   Module fp32({cubin}, {loadEntry("attn_bwd_gqa2_fp32.plan")});
   const std::int64_t f32Q = 4LL * kBatch * kSeq * kHeads * kDim, f32KV = f32Q / kGroups;
-  const std::string rowsQ = std::to_string(kBatch * kSeq * kHeads) + "x1x1",
-                    rowsKV = std::to_string(kBatch * kSeq * kKvHeads) + "x1x1";
+  // The generated conversion / sum kernels take 16 heads of one (batch, seq) row per block at d = 128.
+  constexpr int kHeadsPerBlock = 16;
+  const std::string rowsQ = std::to_string(kBatch * kSeq * ((kHeads + kHeadsPerBlock - 1) / kHeadsPerBlock)) + "x1x1",
+                    rowsKV = std::to_string(kBatch * kSeq * ((kKvHeads + kHeadsPerBlock - 1) / kHeadsPerBlock)) + "x1x1";
   CHECK(trace(split.entry("attn_bwd")) ==
         std::vector<std::string>{"alloc 0 " + std::to_string(f32Q), "launch attn_bwd_dQ_to_f32 " + rowsQ,
                                  "alloc 1 " + std::to_string(2 * f32KV) + " zeroed",

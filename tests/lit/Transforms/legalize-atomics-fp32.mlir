@@ -28,33 +28,36 @@ tile.kernel @bwd(%X: memref<?x?x64xf32, #tile.space<global>>, %dQ: memref<?x?x64
 // REMARK: remark: atomic_add into 'dQ' (bf16): blocks collide over block index m, whose extent (seq ceildiv 64) is not a compile-time constant; fp32: f32 atomics into an f32 workspace (@bwd_dQ_to_f32 before, @bwd_dQ_from_f32 after)
 // REMARK: remark: atomic_add into 'dK' (bf16): blocks collide over block index h in 2 ways (split index h mod 2); fp32: f32 atomics into an f32 workspace (@bwd_dK_to_f32 before, @bwd_dK_from_f32 after)
 
-// The pre kernel: one block per row chunk of dQ, ws <- f32(dQ).
+// The pre kernel: one block per chunk of 32 rows (along dim 1, the one before the last: 2048 elements per block)
+// of dQ, ws <- f32(dQ).
 // CHECK-LABEL: tile.kernel @bwd_dQ_to_f32(
 // CHECK-SAME:    %[[D:[^:]*]]: memref<?x?x64xbf16, #tile.space<global>>, %[[W:[^:]*]]: memref<?x?x64xf32, #tile.space<global>>)
-// CHECK-SAME:    grid(%[[D]][1], %[[D]][0]) ()[s0, s1] -> (s0 * s1) threads(128) as (%[[X:[^)]*]])
+// CHECK-SAME:    grid(%[[D]][1], %[[D]][0]) ()[s0, s1] -> (s1 * (s0 ceildiv 32)) threads(128) as (%[[X:[^)]*]])
 // CHECK-SAME:    tile.arg_names = ["dQ", "dQ_f32"]
 // CHECK:         %[[CH:.*]] = arith.ceildivsi
 // CHECK:         %[[C:.*]] = arith.remsi %[[X]], %[[CH]]
 // CHECK:         %[[ROWS:.*]] = arith.divsi %[[X]], %[[CH]]
 // CHECK:         %[[H:.*]] = memref.dim %[[D]], %c1
-// CHECK:         %[[I1:.*]] = arith.remsi %[[ROWS]], %[[H]]
-// CHECK:         %[[I0:.*]] = arith.divsi %[[ROWS]], %[[H]]
+// CHECK:         %[[G:.*]] = arith.ceildivsi %[[H]], %c32
+// CHECK:         %[[R1:.*]] = arith.remsi %[[ROWS]], %[[G]]
+// CHECK:         %[[I0:.*]] = arith.divsi %[[ROWS]], %[[G]]
+// CHECK:         %[[I1:.*]] = arith.muli %[[R1]], %c32
 // CHECK:         %[[COL:.*]] = arith.muli %[[C]], %c64
-// CHECK:         %[[DR:.*]] = tile.region %[[D]][%[[I0]], %[[I1]], %[[COL]]] [1, 1, 64] : memref<?x?x64xbf16, #tile.space<global>> -> !tile.region<64xbf16, global>
-// CHECK:         %[[F:.*]] = tile.alloc : memref<64xf32, #tile.space<fragment>>
-// CHECK:         %[[WR:.*]] = tile.region %[[W]][%[[I0]], %[[I1]], %[[COL]]] [1, 1, 64] : memref<?x?x64xf32, #tile.space<global>> -> !tile.region<64xf32, global>
-// CHECK:         tile.copy %[[DR]], %[[F]] : !tile.region<64xbf16, global>, memref<64xf32, #tile.space<fragment>>
-// CHECK-NEXT:    tile.copy %[[F]], %[[WR]] : memref<64xf32, #tile.space<fragment>>, !tile.region<64xf32, global>
+// CHECK:         %[[DR:.*]] = tile.region %[[D]][%[[I0]], %[[I1]], %[[COL]]] [1, 32, 64] : memref<?x?x64xbf16, #tile.space<global>> -> !tile.region<32x64xbf16, global>
+// CHECK:         %[[F:.*]] = tile.alloc : memref<32x64xf32, #tile.space<fragment>>
+// CHECK:         %[[WR:.*]] = tile.region %[[W]][%[[I0]], %[[I1]], %[[COL]]] [1, 32, 64] : memref<?x?x64xf32, #tile.space<global>> -> !tile.region<32x64xf32, global>
+// CHECK:         tile.copy %[[DR]], %[[F]] : !tile.region<32x64xbf16, global>, memref<32x64xf32, #tile.space<fragment>>
+// CHECK-NEXT:    tile.copy %[[F]], %[[WR]] : memref<32x64xf32, #tile.space<fragment>>, !tile.region<32x64xf32, global>
 // CHECK-NEXT:  }
 
 // The post kernel: dQ <- round(ws).
 // CHECK-LABEL: tile.kernel @bwd_dQ_from_f32(
 // CHECK-SAME:    %[[W2:[^:]*]]: memref<?x?x64xf32, #tile.space<global>>, %[[D2:[^:]*]]: memref<?x?x64xbf16, #tile.space<global>>)
 // CHECK:         %[[DR2:.*]] = tile.region %[[D2]]
-// CHECK:         %[[F2:.*]] = tile.alloc : memref<64xf32, #tile.space<fragment>>
+// CHECK:         %[[F2:.*]] = tile.alloc : memref<32x64xf32, #tile.space<fragment>>
 // CHECK:         %[[WR2:.*]] = tile.region %[[W2]]
-// CHECK:         tile.copy %[[WR2]], %[[F2]] : !tile.region<64xf32, global>, memref<64xf32, #tile.space<fragment>>
-// CHECK-NEXT:    tile.copy %[[F2]], %[[DR2]] : memref<64xf32, #tile.space<fragment>>, !tile.region<64xbf16, global>
+// CHECK:         tile.copy %[[WR2]], %[[F2]] : !tile.region<32x64xf32, global>, memref<32x64xf32, #tile.space<fragment>>
+// CHECK-NEXT:    tile.copy %[[F2]], %[[DR2]] : memref<32x64xf32, #tile.space<fragment>>, !tile.region<32x64xbf16, global>
 // CHECK-NEXT:  }
 // CHECK-LABEL: tile.kernel @bwd_dK_to_f32(
 // CHECK-LABEL: tile.kernel @bwd_dK_from_f32(

@@ -32,26 +32,26 @@ tile.kernel @bwd(%X: memref<?x?x64xf32, #tile.space<global>>, %dQ: memref<?x?x64
 // CHECK-LABEL: tile.kernel @bwd_dQ_to_f32(
 // CHECK-LABEL: tile.kernel @bwd_dQ_from_f32(
 
-// The sum kernel: dK <- round(f32(dK) + partial[0] + partial[1]), in order.
+// The sum kernel: dK <- round(f32(dK) + partial[0] + partial[1]), in order; 32 rows of 64 per block.
 // CHECK-LABEL: tile.kernel @bwd_dK_sum(
 // CHECK-SAME:    %[[P:[^:]*]]: memref<2x?x?x64xf32, #tile.space<global>>, %[[D:[^:]*]]: memref<?x?x64xbf16, #tile.space<global>>)
-// CHECK-SAME:    grid(%[[D]][1], %[[D]][0]) ()[s0, s1] -> (s0 * s1) threads(128)
+// CHECK-SAME:    grid(%[[D]][1], %[[D]][0]) ()[s0, s1] -> (s1 * (s0 ceildiv 32)) threads(128)
 // CHECK-SAME:    tile.arg_names = ["dK_partial", "dK"]
-// CHECK:         %[[DR:.*]] = tile.region %[[D]][%[[I0:[^,]*]], %[[I1:[^,]*]], %[[COL:[a-z0-9_]*]]] [1, 1, 64] : memref<?x?x64xbf16, #tile.space<global>> -> !tile.region<64xbf16, global>
-// CHECK:         %[[SUM:.*]] = tile.alloc : memref<64xf32, #tile.space<fragment>>
-// CHECK:         %[[PART:.*]] = tile.alloc : memref<64xf32, #tile.space<fragment>>
-// CHECK:         tile.copy %[[DR]], %[[SUM]] : !tile.region<64xbf16, global>, memref<64xf32, #tile.space<fragment>>
+// CHECK:         %[[DR:.*]] = tile.region %[[D]][%[[I0:[^,]*]], %[[I1:[^,]*]], %[[COL:[a-z0-9_]*]]] [1, 32, 64] : memref<?x?x64xbf16, #tile.space<global>> -> !tile.region<32x64xbf16, global>
+// CHECK:         %[[SUM:.*]] = tile.alloc : memref<32x64xf32, #tile.space<fragment>>
+// CHECK:         %[[PART:.*]] = tile.alloc : memref<32x64xf32, #tile.space<fragment>>
+// CHECK:         tile.copy %[[DR]], %[[SUM]] : !tile.region<32x64xbf16, global>, memref<32x64xf32, #tile.space<fragment>>
 // CHECK:         scf.for %[[S:.*]] = %{{.*}} to %c2{{.*}} step
-// CHECK-NEXT:      %[[PR:.*]] = tile.region %[[P]][%[[S]], %[[I0]], %[[I1]], %[[COL]]] [1, 1, 1, 64] : memref<2x?x?x64xf32, #tile.space<global>> -> !tile.region<64xf32, global>
+// CHECK-NEXT:      %[[PR:.*]] = tile.region %[[P]][%[[S]], %[[I0]], %[[I1]], %[[COL]]] [1, 1, 32, 64] : memref<2x?x?x64xf32, #tile.space<global>> -> !tile.region<32x64xf32, global>
 // CHECK-NEXT:      tile.copy %[[PR]], %[[PART]]
-// CHECK-NEXT:      tile.parallel (%[[J:.*]]) in [64] {
-// CHECK-NEXT:        %[[A:.*]] = memref.load %[[SUM]][%[[J]]]
-// CHECK-NEXT:        %[[B:.*]] = memref.load %[[PART]][%[[J]]]
+// CHECK-NEXT:      tile.parallel (%[[I:.*]], %[[J:.*]]) in [32, 64] {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %[[SUM]][%[[I]], %[[J]]]
+// CHECK-NEXT:        %[[B:.*]] = memref.load %[[PART]][%[[I]], %[[J]]]
 // CHECK-NEXT:        %[[AB:.*]] = arith.addf %[[A]], %[[B]] : f32
-// CHECK-NEXT:        memref.store %[[AB]], %[[SUM]][%[[J]]]
+// CHECK-NEXT:        memref.store %[[AB]], %[[SUM]][%[[I]], %[[J]]]
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// CHECK-NEXT:    tile.copy %[[SUM]], %[[DR]] : memref<64xf32, #tile.space<fragment>>, !tile.region<64xbf16, global>
+// CHECK-NEXT:    tile.copy %[[SUM]], %[[DR]] : memref<32x64xf32, #tile.space<fragment>>, !tile.region<32x64xbf16, global>
 // CHECK-NEXT:  }
 
 // The main kernel: split index h mod 2 in front of dK's offsets.
