@@ -10,6 +10,7 @@
 //     --bwd-cuda FILE     launch bwd.tile's entries with the CUDA C++ of FILE instead of the emitted code (a
 //                         hand-edited copy of `tilec --emit=cuda`: how a lowering change is tried before it is built)
 //     --bwd-smem BYTES    with --bwd-cuda: the dynamic shared memory of the main kernel's launch (a variant may need more)
+//     --fwd-cuda FILE     the same for fwd.tile's kernel
 //     --compile-times     instead of timing kernels: NVRTC compile of bwd.tile's CUDA (d 64 and 128) with an empty
 //                         disk cache, then loads of it from the warm disk cache by fresh Runtime objects (no memory
 //                         cache), medians; CUDA's own compute cache should be off (CUDA_CACHE_DISABLE=1)
@@ -134,7 +135,7 @@ int timeCompiles(const std::string &dir, const std::map<std::string, std::string
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string dir, pass, bwdCuda, label;
+  std::string dir, pass, bwdCuda, fwdCuda, label;
   int onlyDim = 0, onlySeq = 0, onlyCausal = -1;
   long long bwdSmem = 0;
   bool compileTimes = false;
@@ -158,6 +159,8 @@ int main(int argc, char **argv) {
       onlyCausal = value() == "yes";
     else if (a == "--bwd-cuda")
       bwdCuda = value();
+    else if (a == "--fwd-cuda")
+      fwdCuda = value();
     else if (a == "--bwd-smem")
       bwdSmem = std::stoll(value());
     else if (a == "--compile-times")
@@ -210,7 +213,7 @@ int main(int argc, char **argv) {
                                                      {"causal", causal ? "true" : "false"}};
           for (const auto &[name, value] : overrides)
             defs[name] = value;
-          auto fwd = build(rt, dir, "flash_attention/fwd.tile", defs);
+          auto fwd = build(rt, dir, "flash_attention/fwd.tile", defs, fwdCuda);
           auto pre = build(rt, dir, "flash_attention/bwd_preprocess.tile", {{"dim", std::to_string(dim)}});
           auto bwd = build(rt, dir, "flash_attention/bwd.tile", defs, bwdCuda, bwdSmem);
           const size_t nQ = B * S * H * D, nL = B * H * S;

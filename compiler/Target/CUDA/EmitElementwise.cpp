@@ -250,12 +250,13 @@ LogicalResult KernelEmitter::emitAtomic(const AtomicUpdate &op) {
     line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
     return success();
   }
-  // Relaxed, non-exclusive adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots
-  // that are consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on
-  // sm_90: the fp32 strategy's workspaces, e.g. flash attention's dQ).
+  // Relaxed adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots that are
+  // consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on sm_90: the fp32
+  // strategy's workspaces, e.g. flash attention's dQ), or, for an exclusive add (the split strategy's partial
+  // slices), one vector load and store.
   TileRef src = ref(op.value), dst = ref(op.dest);
-  if (op.combiner == "add" && !op.exclusive && op.order == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
-      isDistributed(*src.buffer) && isWhole(op.value)) {
+  if (op.combiner == "add" && op.order == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
+      dst.buffer->space == MemorySpace::Global && isDistributed(*src.buffer) && isWhole(op.value)) {
     std::string check;
     int64_t width = fragmentVectorElements(*this, *src.buffer, op.dest, dst, /*isLoad=*/false, check);
     if (width == 2 || width == 4)
@@ -277,7 +278,7 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
     driver = plainDriver(src.squeezed(), threads, false);
   std::string what = "atomic_" + op.combiner + " " + gpu::nameOf(op.value) + " -> " + dst.buffer->var;
   if (width > 1)
-    what += ": " + std::to_string(width) + "-element vector reductions";
+    what += ": " + std::to_string(width) + (op.exclusive ? "-element vector adds (exclusive)" : "-element vector reductions");
   SlotLoop sl = openSlotLoop(*driver, what, width);
   std::vector<std::string> coords = whole ? squeezeCoords(src.buffer->shape, sl.coords) : sl.coords;
   if (!whole && src.squeezed().empty())
@@ -293,7 +294,8 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
     for (int64_t k = 0; k < width; ++k)
       values += (k ? ", " : "") +
                 convert(src.buffer->var + "[" + sl.slot + " + " + std::to_string(k) + "]", src.buffer->element, f32);
-    stmt = "tilec::device::atomic_add_f32x" + std::to_string(width) + "(&" + element + ", make_float" +
+    stmt = std::string(op.exclusive ? "tilec::device::add_f32x" : "tilec::device::atomic_add_f32x") +
+           std::to_string(width) + (op.exclusive ? "_exclusive" : "") + "(&" + element + ", make_float" +
            std::to_string(width) + "(" + values + "));";
   } else {
     std::string v = readElement(src, coords, sl);

@@ -57,6 +57,13 @@ void KernelEmitter::close() {
   line() << "}\n";
 }
 
+void KernelEmitter::shadowThreadIndex(const std::string &why) {
+  std::string raw = fresh("tid_reread");
+  line() << "int " << raw << "; asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(" << raw << ")); // " << why
+         << "\n";
+  line() << "const int tid = " << raw << ";\n";
+}
+
 std::string KernelEmitter::fresh(const std::string &hint) {
   static const llvm::StringSet<> reserved = {
       "auto",  "bool",   "break", "case",   "char",   "const",   "continue", "default", "do",    "double",

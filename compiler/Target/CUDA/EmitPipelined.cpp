@@ -84,10 +84,7 @@ LogicalResult KernelEmitter::emitPrefetch(PipelinedOp loop, ArrayRef<CopyOp> cop
 static void rereadThreadIndex(KernelEmitter &e, PipelinedOp loop) {
   if (!loop->hasAttr(gpu::kRereadThreadIndexAttr))
     return;
-  std::string raw = e.fresh("tid_reread");
-  e.line() << "int " << raw << "; asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(" << raw
-           << ")); // register pressure: recompute indices here\n";
-  e.line() << "const int tid = " << raw << ";\n";
+  e.shadowThreadIndex("register pressure: recompute indices here");
 }
 
 LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {

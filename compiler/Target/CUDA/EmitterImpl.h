@@ -123,7 +123,10 @@ struct AtomicUpdate {
 int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, mlir::Value globalOperand,
                                const TileRef &global, bool isLoad, std::string &runtimeCheck);
 
-/// Emits `body()` as is when `runtimeCheck` is empty, else `if (runtimeCheck) { body } else { fallback }`.
+/// Emits `body()` as is when `runtimeCheck` is empty, else `if (runtimeCheck) { body } else { fallback }`. The
+/// fallback (element by element, rarely taken) reads the thread index afresh: NVVM would otherwise hoist its
+/// per-slot indices and addresses out of an enclosing loop into registers held across the whole loop, although
+/// the branch is taken on neither or every iteration (the default gemm: 244 registers, 128 with this).
 template <typename Body, typename Fallback>
 mlir::LogicalResult withRuntimeCheck(KernelEmitter &e, const std::string &runtimeCheck, Body body,
                                      Fallback fallback);
@@ -144,6 +147,9 @@ public:
   void close();
   std::string value(mlir::Value v);   // the C expression of an SSA value
   std::string fresh(const std::string &hint);
+  /// Shadows `tid` in the current scope by the thread index read through an opaque asm, so that NVVM cannot
+  /// hoist the index arithmetic built on it out of enclosing loops (recomputed where used instead).
+  void shadowThreadIndex(const std::string &why);
   static std::string cType(mlir::Type t);
   const Buffer &buffer(mlir::Value v); // of the base buffer
   TileRef ref(mlir::Value operand);
@@ -209,6 +215,7 @@ mlir::LogicalResult withRuntimeCheck(KernelEmitter &e, const std::string &runtim
   if (mlir::failed(r))
     return r;
   e.open("else");
+  e.shadowThreadIndex("rarely taken: recompute its indices here instead of holding them");
   r = fallback();
   e.close();
   return r;
