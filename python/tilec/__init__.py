@@ -9,10 +9,11 @@ Compiling runs the `tilec` executable ($TILEC_EXECUTABLE, else `tilec` on PATH);
 MLIR-free runtime's C API (libtilec_c.so, loaded with ctypes). See docs/python.md.
 """
 from ._errors import ArgumentError, CompileError, TilecError
+from ._capi import release_cached_memory
 from ._module import Entry, Module, compile, find_tilec
 
 __all__ = ["compile", "Module", "Entry", "TilecError", "CompileError", "ArgumentError", "find_tilec",
-           "flash_attention"]
+           "flash_attention", "release_cached_memory"]
 __version__ = "0.1.0"
 
 

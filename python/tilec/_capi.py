@@ -60,6 +60,7 @@ def _load():
         lib.tilec_module_free.argtypes = [ctypes.c_void_p]
         lib.tilec_module_launch.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_DLTensor),
                                             ctypes.c_int64, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.tilec_release_cached_memory.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
         _lib = lib
     return _lib
 
@@ -73,6 +74,14 @@ def _dtype_of(tensor) -> _DLDataType:
         raise ArgumentError(f"tilec does not take {tensor.dtype} tensors")
     code, bits = table[tensor.dtype]
     return _DLDataType(code, bits, 1)
+
+
+def release_cached_memory() -> None:
+    """Hands the device memory cached for launch workspaces (dQ's f32 accumulator, split partials) back to the
+    driver, like torch.cuda.empty_cache() for PyTorch's allocator. Launches keep it by default (docs/runtime.md)."""
+    error = ctypes.create_string_buffer(4096)
+    if _load().tilec_release_cached_memory(error, len(error)) != _OK:
+        raise TilecError(error.value.decode(errors="replace"))
 
 
 class LoadedModule:

@@ -1,6 +1,7 @@
 // tilec_c.h over the C++ runtime: exceptions become error codes and messages at this boundary.
 #include "tilec_c.h"
 
+#include "tilec/runtime/Driver.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/ModuleFile.h"
 
@@ -95,6 +96,18 @@ int tilec_module_launch(const tilec_module *module, const char *entry, const DLT
       }
     }
     e.launch(static_cast<rt::cu::Stream>(stream), views.data(), views.size());
+  });
+}
+
+int tilec_release_cached_memory(char *error, size_t error_size) {
+  return guarded(error, error_size, [&] {
+    std::shared_ptr<rt::Driver> driver;
+    try {
+      driver = rt::Driver::load();
+    } catch (const rt::NoDriverError &) {
+      return; // no driver, so nothing was ever cached
+    }
+    driver->releaseCachedWorkspaces();
   });
 }
 

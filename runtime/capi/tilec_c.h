@@ -43,6 +43,12 @@ TILEC_C_API const char *tilec_module_entry_name(const tilec_module *module, int6
 TILEC_C_API int tilec_module_launch(const tilec_module *module, const char *entry, const DLTensor *args, int64_t count,
                                     void *stream, char *error, size_t error_size);
 
+/* Returns the device memory that launches keep cached for their workspaces (tilec's workspace pools, one per
+ * device; freed workspaces stay reserved across synchronizations unless $TILEC_WORKSPACE_CACHE_BYTES says
+ * otherwise) to the driver, except what a launch still in flight uses. TILEC_OK, with nothing to do, when no
+ * CUDA driver is loaded. */
+TILEC_C_API int tilec_release_cached_memory(char *error, size_t error_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -94,6 +96,11 @@ std::shared_ptr<Driver> Driver::load(const std::string &libraryPath) {
   TILEC_RESOLVE(cuMemAllocAsync);
   TILEC_RESOLVE(cuMemFreeAsync);
   TILEC_RESOLVE(cuMemsetD8Async);
+  TILEC_RESOLVE(cuMemPoolCreate);
+  TILEC_RESOLVE(cuMemPoolDestroy);
+  TILEC_RESOLVE(cuMemPoolSetAttribute);
+  TILEC_RESOLVE(cuMemPoolTrimTo);
+  TILEC_RESOLVE(cuMemAllocFromPoolAsync);
   TILEC_RESOLVE(cuMemcpyHtoD);
   TILEC_RESOLVE(cuMemcpyDtoH);
   TILEC_RESOLVE(cuStreamCreate);
@@ -164,6 +171,44 @@ std::string Driver::deviceArch(cu::Device device) {
   check(api_.cuDeviceGetAttribute(&minor, cu::kDeviceAttributeComputeCapabilityMinor, device),
         "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
   return fmt::format("sm_{}{}{}", major, minor, major >= 9 ? "a" : "");
+}
+
+cu::MemoryPool Driver::workspacePool(cu::Device device) {
+  std::lock_guard<std::mutex> lock(poolMutex_);
+  if (auto found = pools_.find(device); found != pools_.end())
+    return found->second;
+  cu::MemPoolProps props;
+  props.locationId = device;
+  cu::MemoryPool pool = nullptr;
+  check(api_.cuMemPoolCreate(&pool, &props), "cuMemPoolCreate");
+  std::uint64_t threshold = workspaceCacheBytes();
+  cu::Result result = api_.cuMemPoolSetAttribute(pool, cu::kMemPoolAttributeReleaseThreshold, &threshold);
+  if (result != 0) {
+    api_.cuMemPoolDestroy(pool);
+    check(result, "cuMemPoolSetAttribute(RELEASE_THRESHOLD)");
+  }
+  // The pools live as long as the Driver, i.e. the process (the driver reclaims them at exit).
+  pools_.emplace(device, pool);
+  return pool;
+}
+
+std::uint64_t Driver::workspaceCacheBytes() {
+  const char *text = std::getenv("TILEC_WORKSPACE_CACHE_BYTES");
+  if (!text || !*text)
+    return UINT64_MAX;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || text[0] == '-')
+    throw Error(fmt::format("TILEC_WORKSPACE_CACHE_BYTES='{}' is not a byte count (a non-negative decimal integer)",
+                            text));
+  return value;
+}
+
+void Driver::releaseCachedWorkspaces() {
+  std::lock_guard<std::mutex> lock(poolMutex_);
+  for (auto &[device, pool] : pools_)
+    check(api_.cuMemPoolTrimTo(pool, 0), "cuMemPoolTrimTo");
 }
 
 } // namespace tilec::runtime

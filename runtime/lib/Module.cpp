@@ -191,6 +191,9 @@ void Entry::launch(cu::Stream stream, const TensorView *args, std::size_t count)
                                   spec_.name, step.launch->function, step.dynamicSharedBytes,
                                   loaded.sharedOptinLimit));
 
+  // The workspace pool too (created on first use, where a bad $TILEC_WORKSPACE_CACHE_BYTES is reported).
+  cu::MemoryPool pool = spec_.plan.workspaceCount() > 0 ? driver.workspacePool(loaded.device) : nullptr;
+
   // Workspaces still live when a step fails are released on the stream, so a failed launch leaks nothing.
   struct Workspaces {
     const DriverApi &api;
@@ -207,9 +210,10 @@ void Entry::launch(cu::Stream stream, const TensorView *args, std::size_t count)
     switch (step.kind) {
     case ResolvedStep::Kind::Alloc: {
       cu::DevicePtr &pointer = workspaces.pointers[step.workspace];
-      // cuMemAllocAsync rejects 0 bytes; an empty workspace still gets a valid (1-byte) pointer.
+      // cuMemAllocFromPoolAsync rejects 0 bytes; an empty workspace still gets a valid (1-byte) pointer.
       std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(step.bytes, 1));
-      driver.check(api.cuMemAllocAsync(&pointer, bytes, stream), "cuMemAllocAsync");
+      driver.check(api.cuMemAllocFromPoolAsync(&pointer, bytes, pool, stream),
+                   "cuMemAllocFromPoolAsync");
       if (step.zeroFill)
         driver.check(api.cuMemsetD8Async(pointer, 0, bytes, stream), "cuMemsetD8Async");
       break;

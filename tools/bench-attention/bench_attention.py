@@ -37,9 +37,8 @@ import tilec
 SDPA = {"fa2": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
 
 
-def attention_shapes(quick: bool):
+def attention_shapes(seqs):
     tokens, hidden = 16384, 2048
-    seqs = (4096,) if quick else (1000, 1024, 2048, 4096, 8192)
     for dim in (64, 128):
         heads = hidden // dim
         for seq in seqs:
@@ -196,7 +195,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True, help="CSV to write (one row per method, pass, shape and repetition)")
     p.add_argument("--reps", type=int, default=3)
-    p.add_argument("--quick", action="store_true", help="seq 4096 only")
+    p.add_argument("--quick", action="store_true", help="seq 4096 only (same as --seqs 4096)")
+    p.add_argument("--seqs", default="1000,1024,2048,4096,8192", help="sequence lengths of the attention shapes")
     p.add_argument("--strategies", default="fp32,split", help="tilec atomics strategies (fp32, split, native, "
                    "deterministic)")
     p.add_argument("--peers", default="fa2,cudnn,flex")
@@ -217,6 +217,7 @@ def main():
         return out
     defines, gemm_defines = parse(args.D), parse(args.gemm_D)
     strategies = args.strategies.split(",")
+    seqs = (4096,) if args.quick else tuple(int(x) for x in args.seqs.split(",") if x)
     peers = [x for x in args.peers.split(",") if x]
     flex = make_flex() if "flex" in peers else None
     flex_seqs = {int(s) for s in args.flex_seqs.split(",") if s}
@@ -227,7 +228,7 @@ def main():
         f.write("rep,method,pass,batch,seq,heads,groups,dim,causal,ms,tflops,note\n")
         for rep in range(1, args.reps + 1):
             if not args.no_attention:
-                for shape in attention_shapes(args.quick):
+                for shape in attention_shapes(seqs):
                     # FlexAttention compiles per shape: MHA at --flex-seqs only.
                     shape_peers = [x for x in peers if x != "flex" or (shape[1] in flex_seqs and shape[3] == 1)]
                     for (method, pas, b, s, h, g, d, c, sec, flops, note) in bench_attention(

@@ -4,7 +4,7 @@
 //   disk cache load    the same key read back from a warm disk cache (new in-memory cache each time)
 //   memory cache hit   Runtime::compile of a key already in memory (hashing the source included)
 //   launch overhead    host time per Entry::launch of an empty kernel vs a bare cuLaunchKernel of it, and per
-//                      launch of a plan with a workspace (cuMemAllocAsync + launch + cuMemFreeAsync); device time
+//                      launch of a plan with a workspace (pool alloc + launch + cuMemFreeAsync); device time
 //                      per launch from CUDA events around a batch
 //
 // Every figure is the median of many repetitions. The compile figures need no GPU; the launch figures are skipped

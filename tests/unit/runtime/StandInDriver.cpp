@@ -163,6 +163,38 @@ Result cuMemAllocAsync(cu::DevicePtr *pointer, size_t, cu::Stream) {
   return kSuccess;
 }
 Result cuMemFreeAsync(cu::DevicePtr, cu::Stream) { return kSuccess; }
+
+// Workspace pools: what the runtime asked for is recorded for the tests.
+char gPool; // every pool's address
+std::atomic<long> gPoolsCreated{0};
+std::atomic<long> gPoolAllocations{0};
+std::atomic<long> gPoolTrims{0};
+std::atomic<unsigned long long> gPoolReleaseThreshold{0};
+Result cuMemPoolCreate(cu::MemoryPool *pool, const cu::MemPoolProps *props) {
+  if (props->allocType != 1 || props->locationType != 1)
+    return kErrorInvalidValue;
+  *pool = reinterpret_cast<cu::MemoryPool>(&gPool);
+  gPoolsCreated.fetch_add(1);
+  return kSuccess;
+}
+Result cuMemPoolDestroy(cu::MemoryPool) { return kSuccess; }
+Result cuMemPoolSetAttribute(cu::MemoryPool, int attribute, void *value) {
+  if (attribute != cu::kMemPoolAttributeReleaseThreshold)
+    return kErrorInvalidValue;
+  gPoolReleaseThreshold.store(*static_cast<unsigned long long *>(value));
+  return kSuccess;
+}
+Result cuMemPoolTrimTo(cu::MemoryPool, size_t) {
+  gPoolTrims.fetch_add(1);
+  return kSuccess;
+}
+Result cuMemAllocFromPoolAsync(cu::DevicePtr *pointer, size_t bytes, cu::MemoryPool pool, cu::Stream) {
+  if (bytes == 0 || pool != reinterpret_cast<cu::MemoryPool>(&gPool))
+    return kErrorInvalidValue;
+  *pointer = 0x1000;
+  gPoolAllocations.fetch_add(1);
+  return kSuccess;
+}
 Result cuMemsetD8Async(cu::DevicePtr, unsigned char, size_t, cu::Stream) { return kSuccess; }
 Result cuMemcpyHtoD(unsigned long long device, const void *host, size_t bytes) {
   std::memcpy(reinterpret_cast<void *>(device), host, bytes);
@@ -221,6 +253,11 @@ const EntryPoint kEntryPoints[] = {
     TILEC_ENTRY(cuMemAllocAsync),
     TILEC_ENTRY(cuMemFreeAsync),
     TILEC_ENTRY(cuMemsetD8Async),
+    TILEC_ENTRY(cuMemPoolCreate),
+    TILEC_ENTRY(cuMemPoolDestroy),
+    TILEC_ENTRY(cuMemPoolSetAttribute),
+    TILEC_ENTRY(cuMemPoolTrimTo),
+    TILEC_ENTRY(cuMemAllocFromPoolAsync),
     TILEC_ENTRY(cuMemcpyHtoD),
     TILEC_ENTRY(cuMemcpyDtoH),
     TILEC_ENTRY(cuStreamCreate),
@@ -264,6 +301,12 @@ __attribute__((visibility("default"))) long tilecStandInLoweredAttributes() { re
 __attribute__((visibility("default"))) long tilecStandInSetAttributeCalls() { return gSetAttributeCalls.load(); }
 __attribute__((visibility("default"))) long tilecStandInLaunches() { return gLaunches.load(); }
 __attribute__((visibility("default"))) long tilecStandInLiveAllocations() { return gLiveAllocations.load(); }
+__attribute__((visibility("default"))) long tilecStandInPoolsCreated() { return gPoolsCreated.load(); }
+__attribute__((visibility("default"))) long tilecStandInPoolAllocations() { return gPoolAllocations.load(); }
+__attribute__((visibility("default"))) long tilecStandInPoolTrims() { return gPoolTrims.load(); }
+__attribute__((visibility("default"))) unsigned long long tilecStandInPoolReleaseThreshold() {
+  return gPoolReleaseThreshold.load();
+}
 __attribute__((visibility("default"))) void tilecStandInSetAttributeDelay(int maxMicros) {
   gSetAttributeDelayMicros.store(maxMicros);
 }

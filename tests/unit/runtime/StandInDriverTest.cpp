@@ -188,3 +188,56 @@ TEST_CASE("DeviceBuffer allocates, copies both ways, moves and frees", "[driver]
   }
   CHECK(live() == before); // nothing leaks
 }
+
+TEST_CASE("workspaces come from tilec's own pool, which keeps freed memory until asked to release it",
+          "[driver][pool]") {
+  if (!haveStandInDriver())
+    return;
+  EntrySpec spec;
+  spec.name = "with_workspace";
+  spec.signature = Signature({{"x", DType::F32, {"N"}, 4}});
+  int workspace = spec.plan.alloc(Expr::symbol("N") * 4, /*zeroFill=*/true);
+  spec.plan.launch(LaunchStep{0, "k", {1, 1, 1}, {32, 1, 1}, Expr(0), {KernelArg::workspace(workspace)}});
+  spec.plan.free(workspace);
+  std::vector<EntrySpec> entries;
+  entries.push_back(std::move(spec));
+  Module module(std::vector<std::shared_ptr<const Cubin>>{std::make_shared<const Cubin>(Cubin{{'x'}, "sm_90a", "", {}})},
+                std::move(entries), standInDriverPath());
+  const Entry &entry = module.entry("with_workspace");
+  auto poolsCreated = standInSymbol<long (*)()>("tilecStandInPoolsCreated");
+  auto poolAllocations = standInSymbol<long (*)()>("tilecStandInPoolAllocations");
+  auto poolTrims = standInSymbol<long (*)()>("tilecStandInPoolTrims");
+  auto threshold = standInSymbol<unsigned long long (*)()>("tilecStandInPoolReleaseThreshold");
+
+  const long allocationsBefore = poolAllocations();
+  TensorView x(gDeviceMemory, DType::F32, {16});
+  entry.launch(nullptr, {x});
+  entry.launch(nullptr, {x});
+  CHECK(poolAllocations() == allocationsBefore + 2);
+  CHECK(poolsCreated() == 1); // one pool per device for the process, whatever the number of launches or modules
+  if (!std::getenv("TILEC_WORKSPACE_CACHE_BYTES"))
+    CHECK(threshold() == UINT64_MAX); // freed workspaces stay reserved across synchronizations
+
+  const long trimsBefore = poolTrims();
+  Driver::load(standInDriverPath())->releaseCachedWorkspaces();
+  CHECK(poolTrims() == trimsBefore + 1);
+}
+
+TEST_CASE("TILEC_WORKSPACE_CACHE_BYTES sets the workspace pool's release threshold", "[driver][pool]") {
+  const char *saved = std::getenv("TILEC_WORKSPACE_CACHE_BYTES");
+  std::string savedValue = saved ? saved : "";
+  unsetenv("TILEC_WORKSPACE_CACHE_BYTES");
+  CHECK(Driver::workspaceCacheBytes() == UINT64_MAX);
+  setenv("TILEC_WORKSPACE_CACHE_BYTES", "0", 1);
+  CHECK(Driver::workspaceCacheBytes() == 0);
+  setenv("TILEC_WORKSPACE_CACHE_BYTES", "1073741824", 1);
+  CHECK(Driver::workspaceCacheBytes() == 1073741824ull);
+  for (const char *bad : {"-1", "1GB", "abc", "99999999999999999999999"}) {
+    setenv("TILEC_WORKSPACE_CACHE_BYTES", bad, 1);
+    CHECK_THROWS_WITH(Driver::workspaceCacheBytes(), Catch::Contains("is not a byte count"));
+  }
+  if (saved)
+    setenv("TILEC_WORKSPACE_CACHE_BYTES", savedValue.c_str(), 1);
+  else
+    unsetenv("TILEC_WORKSPACE_CACHE_BYTES");
+}

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 struct CUctx_st;
@@ -14,6 +17,7 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUmemPoolHandle_st;
 
 namespace tilec::runtime {
 
@@ -26,6 +30,19 @@ using Function = CUfunc_st *;
 using Stream = CUstream_st *; // also cudaStream_t
 using Event = CUevent_st *;
 using DevicePtr = unsigned long long;
+using MemoryPool = CUmemPoolHandle_st *;
+
+// CUmemPoolProps (88 bytes in CUDA 12 and 13): a pinned device-memory pool; the reserved tail stays zero.
+struct MemPoolProps {
+  int allocType = 1;   // CU_MEM_ALLOCATION_TYPE_PINNED
+  int handleTypes = 0; // CU_MEM_HANDLE_TYPE_NONE
+  int locationType = 1; // CU_MEM_LOCATION_TYPE_DEVICE
+  int locationId = 0;   // the device ordinal
+  void *win32SecurityAttributes = nullptr;
+  unsigned char reserved[64] = {}; // maxSize (0: the driver's default), usage, reserved
+};
+static_assert(sizeof(MemPoolProps) == 88, "CUmemPoolProps is 88 bytes");
+constexpr int kMemPoolAttributeReleaseThreshold = 4; // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, a cuuint64_t
 
 constexpr int kDeviceAttributeMaxSharedMemoryPerBlockOptin = 97;
 constexpr int kDeviceAttributeComputeCapabilityMajor = 75;
@@ -67,6 +84,11 @@ struct DriverApi {
   cu::Result (*cuMemAllocAsync)(cu::DevicePtr *, size_t bytes, cu::Stream);
   cu::Result (*cuMemFreeAsync)(cu::DevicePtr, cu::Stream);
   cu::Result (*cuMemsetD8Async)(cu::DevicePtr, unsigned char value, size_t count, cu::Stream);
+  cu::Result (*cuMemPoolCreate)(cu::MemoryPool *, const cu::MemPoolProps *);
+  cu::Result (*cuMemPoolDestroy)(cu::MemoryPool);
+  cu::Result (*cuMemPoolSetAttribute)(cu::MemoryPool, int attribute, void *value);
+  cu::Result (*cuMemPoolTrimTo)(cu::MemoryPool, size_t minBytesToKeep);
+  cu::Result (*cuMemAllocFromPoolAsync)(cu::DevicePtr *, size_t bytes, cu::MemoryPool, cu::Stream);
   cu::Result (*cuMemcpyHtoD)(cu::DevicePtr dst, const void *src, size_t bytes);
   cu::Result (*cuMemcpyDtoH)(void *dst, cu::DevicePtr src, size_t bytes);
   cu::Result (*cuStreamCreate)(cu::Stream *, unsigned flags);
@@ -105,6 +127,19 @@ public:
   // instructions (wgmma, setmaxnreg) are available.
   std::string deviceArch(cu::Device device);
 
+  // The stream-ordered pool that launch plans allocate their workspaces from (f32 accumulators, split partials):
+  // one per device, created on first use, owned by tilec (the device's default pool, which other libraries share,
+  // is left alone). Freed workspaces stay reserved in it for the next launch, as PyTorch's caching allocator keeps
+  // its blocks: with the driver's default release threshold (0) every synchronization returned them, and the next
+  // launch mapped hundreds of MB again (0.1-0.5 ms per flash-attention backward on an H200). The threshold is
+  // workspaceCacheBytes(); releaseCachedWorkspaces() hands back what no launch is using.
+  cu::MemoryPool workspacePool(cu::Device device);
+  // Bytes of freed workspace memory a pool keeps across synchronizations: $TILEC_WORKSPACE_CACHE_BYTES (a decimal
+  // byte count; 0 returns everything at each synchronization), else unlimited.
+  static std::uint64_t workspaceCacheBytes();
+  // Returns the unused memory of every workspace pool to the driver (cuMemPoolTrimTo 0).
+  void releaseCachedWorkspaces();
+
   Driver(const Driver &) = delete;
   Driver &operator=(const Driver &) = delete;
   ~Driver();
@@ -115,6 +150,8 @@ private:
   void *handle_ = nullptr;
   DriverApi api_{};
   int version_ = 0;
+  std::mutex poolMutex_;
+  std::map<cu::Device, cu::MemoryPool> pools_;
 };
 
 } // namespace tilec::runtime
