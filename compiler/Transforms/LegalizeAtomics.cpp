@@ -34,6 +34,8 @@ struct Destination {
   AtomicConflict conflict;
   Storage storage = Storage::Native;
   bool exclusive = false;
+  // Split partial slices updated at most once per element (the op does not repeat within a block): plain stores.
+  bool writeOnce = false;
   int64_t splits = 1;
   std::string why;   // the strategy part of the remark, before kernel names
   std::string pre, post; // generated kernels (names)
@@ -162,9 +164,15 @@ void KernelLegalizer::decide(Destination &d) {
       d.storage = Storage::Split;
       d.exclusive = true;
       d.splits = d.conflict.splitExtent;
+      // The partial buffer starts at zero and only this op writes it; when
+      // the op runs once per block, each element gets one update, so the
+      // update is a store (no read of the zeros).
+      d.writeOnce = !d.conflict.repeats;
       d.why = "split: each of the " + std::to_string(d.splits) +
               " splits updates its own slice of a zeroed f32 partial "
-              "buffer with plain read-modify-writes";
+              "buffer with " +
+              (d.writeOnce ? "plain stores (each element is written once)"
+                           : "plain read-modify-writes");
       return;
     }
     if (!workspaceable)
@@ -442,9 +450,12 @@ LogicalResult KernelLegalizer::run() {
                         dstType, partType, d.splits, d.name);
       replaced.push_back(&d);
     }
-    for (AtomicAddOp site : d.sites)
+    for (AtomicAddOp site : d.sites) {
       if (d.exclusive)
         site.setExclusive(true);
+      if (d.writeOnce)
+        site.setWriteOnce(true);
+    }
     std::string kernels;
     if (d.storage == Storage::F32Workspace)
       kernels = " (@" + d.pre + " before, @" + d.post + " after)";

@@ -186,9 +186,14 @@ static std::string atomicStatement(const AtomicUpdate &op, const Buffer &dst, co
     return "tilec::device::atomic_" + op.combiner + order + "(" + address + ", " + operand + ");";
   }
   if (op.exclusive) {
+    // write_once: the element holds zero and gets only this update. 0 + v, not v: the add turns -0 into +0 as the
+    // read-modify-write would (the split sums stay bitwise those of the CPU backend).
+    if (op.writeOnce && t.isInteger(32))
+      return element + " = (int)(" + v + ");";
     if (t.isInteger(32))
       return element + " += " + v + ";";
-    std::string sum = "tilec::device::to_float_any(" + element + ") + " + v;
+    std::string sum = op.writeOnce ? (t.isF64() ? "0.0 + " : "0.0f + ") + v
+                                   : "tilec::device::to_float_any(" + element + ") + " + v;
     return element + " = " + (t.isBF16() ? "tilec::device::to_bf16(" + sum + ")"
                               : t.isF16() ? "tilec::device::to_f16(" + sum + ")"
                                           : "(" + KernelEmitter::cType(t) + ")(" + sum + ")") + ";";
@@ -252,8 +257,8 @@ LogicalResult KernelEmitter::emitAtomic(const AtomicUpdate &op) {
   }
   // Relaxed adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots that are
   // consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on sm_90: the fp32
-  // strategy's workspaces, e.g. flash attention's dQ), or, for an exclusive add (the split strategy's partial
-  // slices), one vector load and store.
+  // strategy's workspaces, e.g. flash attention's dQ), or, for an exclusive add, one vector load and store, and for
+  // a write-once add (the split strategy's partial slices) one vector store.
   TileRef src = ref(op.value), dst = ref(op.dest);
   if (op.combiner == "add" && op.order == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
       dst.buffer->space == MemorySpace::Global && isDistributed(*src.buffer) && isWhole(op.value)) {
@@ -278,7 +283,10 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
     driver = plainDriver(src.squeezed(), threads, false);
   std::string what = "atomic_" + op.combiner + " " + gpu::nameOf(op.value) + " -> " + dst.buffer->var;
   if (width > 1)
-    what += ": " + std::to_string(width) + (op.exclusive ? "-element vector adds (exclusive)" : "-element vector reductions");
+    what += ": " + std::to_string(width) +
+            (op.writeOnce   ? "-element vector stores (write once)"
+             : op.exclusive ? "-element vector adds (exclusive)"
+                            : "-element vector reductions");
   SlotLoop sl = openSlotLoop(*driver, what, width);
   std::vector<std::string> coords = whole ? squeezeCoords(src.buffer->shape, sl.coords) : sl.coords;
   if (!whole && src.squeezed().empty())
@@ -294,9 +302,11 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
     for (int64_t k = 0; k < width; ++k)
       values += (k ? ", " : "") +
                 convert(src.buffer->var + "[" + sl.slot + " + " + std::to_string(k) + "]", src.buffer->element, f32);
-    stmt = std::string(op.exclusive ? "tilec::device::add_f32x" : "tilec::device::atomic_add_f32x") +
-           std::to_string(width) + (op.exclusive ? "_exclusive" : "") + "(&" + element + ", make_float" +
-           std::to_string(width) + "(" + values + "));";
+    std::string function = op.writeOnce   ? "tilec::device::store_zero_plus_f32x"
+                           : op.exclusive ? "tilec::device::add_f32x"
+                                          : "tilec::device::atomic_add_f32x";
+    stmt = function + std::to_string(width) + (op.exclusive && !op.writeOnce ? "_exclusive" : "") + "(&" + element +
+           ", make_float" + std::to_string(width) + "(" + values + "));";
   } else {
     std::string v = readElement(src, coords, sl);
     // In f32, or f64 for an f64 destination (an f64 tile would lose bits through f32).

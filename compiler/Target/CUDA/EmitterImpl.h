@@ -104,14 +104,15 @@ struct AtomicUpdate {
   bool exclusive;
   std::string combiner;
   bool elementForm;
+  bool writeOnce = false; // the add's `write_once` promise: a store of 0 + value
 
   static AtomicUpdate of(tile::AtomicAddOp add) {
     return {add, add.getValue(), add.getDest(), add.getIndices(), add.getOrder(), add.getExclusive(), "add",
-            add.isElementForm()};
+            add.isElementForm(), add.getWriteOnce()};
   }
   static AtomicUpdate of(tile::AtomicRmwOp rmw) {
     return {rmw, rmw.getValue(), rmw.getDest(), rmw.getIndices(), rmw.getOrder(), /*exclusive=*/false,
-            tile::stringifyAtomicRmwKind(rmw.getKind()).str(), rmw.isElementForm()};
+            tile::stringifyAtomicRmwKind(rmw.getKind()).str(), rmw.isElementForm(), /*writeOnce=*/false};
   }
 };
 

@@ -340,6 +340,9 @@ void AtomicAddOp::getEffects(
 }
 
 LogicalResult AtomicAddOp::verify() {
+  if (getWriteOnce() && !getExclusive())
+    return emitOpError() << "is 'write_once' but not 'exclusive': an element written once by this op must not be "
+                            "touched by any other block either";
   return verifyAtomicUpdate(*this, getValue(), getDest(), getIndices(), "atomic add", "adds");
 }
 

@@ -380,6 +380,16 @@ tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32
 tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
     grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
   %c0 = arith.constant 0 : index
+  %v = arith.constant 1.0 : f32
+  // expected-error @+1 {{'tile.atomic_add' op is 'write_once' but not 'exclusive'}}
+  tile.atomic_add %v, %F[%c0, %c0] write_once : f32, memref<?x128xf32, #tile.space<global>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?x128xbf16, #tile.space<global>>, %F: memref<?x128xf32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
   %t = tile.alloc : memref<64x128xf32, #tile.space<fragment>>
   %v = arith.constant 1.0 : f32
   // expected-error @+1 {{'tile.atomic_add' op adds the scalar 'f32' without indices; give one index per dimension of the destination}}

@@ -83,6 +83,11 @@ tile.kernel @all_ops(%X: memref<?x?x128xbf16, #tile.space<global>>,
   tile.atomic_add %one, %Y[%row, %c0] order(seq_cst) : f32, memref<?x128xf32, #tile.space<global>>
   // CHECK: tile.atomic_add %{{.*}}, %[[XR]] : memref<64x128xbf16, #tile.space<shared>>, !tile.region<64x128xbf16, global>
   tile.atomic_add %xs, %xr : memref<64x128xbf16, #tile.space<shared>>, !tile.region<64x128xbf16, global>
+  // The promises tile-legalize-atomics makes: exclusive, and write_once with it.
+  // CHECK: tile.atomic_add %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] exclusive : f32, memref<?x128xf32, #tile.space<global>>
+  tile.atomic_add %one, %Y[%row, %c0] exclusive : f32, memref<?x128xf32, #tile.space<global>>
+  // CHECK: tile.atomic_add %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] exclusive write_once : f32, memref<?x128xf32, #tile.space<global>>
+  tile.atomic_add %one, %Y[%row, %c0] exclusive write_once : f32, memref<?x128xf32, #tile.space<global>>
   // atomic_rmw: both combiners, both forms, an order.
   // CHECK: tile.atomic_rmw max %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] : f32, memref<?x128xf32, #tile.space<global>>
   tile.atomic_rmw max %one, %Y[%row, %c0] : f32, memref<?x128xf32, #tile.space<global>>

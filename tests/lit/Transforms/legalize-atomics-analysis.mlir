@@ -36,7 +36,7 @@ tile.kernel @constant_split(%X: memref<?x?x64xf32, #tile.space<global>>, %Y: mem
   %row = arith.muli %m, %c64 : index
   %g = arith.divsi %h, %c4 : index
   %r = tile.region %Y[%row, %g, %c0] [64, 1, 64] : memref<?x?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
-  // expected-remark @+1 {{atomic_add into 'Y' (bf16): blocks collide over block index h in 4 ways (split index h mod 4); split: each of the 4 splits updates its own slice of a zeroed f32 partial buffer with plain read-modify-writes, and @constant_split_Y_sum adds the slices into 'Y' in a fixed order}}
+  // expected-remark @+1 {{atomic_add into 'Y' (bf16): blocks collide over block index h in 4 ways (split index h mod 4); split: each of the 4 splits updates its own slice of a zeroed f32 partial buffer with plain stores (each element is written once), and @constant_split_Y_sum adds the slices into 'Y' in a fixed order}}
   tile.atomic_add %acc, %r : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xbf16, global>
 }
 
@@ -106,7 +106,7 @@ tile.kernel @constant_grid(%X: memref<?xf32, #tile.space<global>>, %Y: memref<?x
   %acc = tile.alloc : memref<64xf32, #tile.space<fragment>>
   %row = arith.muli %m, %c64 : index
   %r = tile.region %Y[%row] [64] : memref<?xf32, #tile.space<global>> -> !tile.region<64xf32, global>
-  // expected-remark @+1 {{atomic_add into 'Y' (f32): blocks collide over block index k in 3 ways (split index k); split: each of the 3 splits updates its own slice of a zeroed f32 partial buffer with plain read-modify-writes, and @constant_grid_Y_sum adds the slices into 'Y' in a fixed order}}
+  // expected-remark @+1 {{atomic_add into 'Y' (f32): blocks collide over block index k in 3 ways (split index k); split: each of the 3 splits updates its own slice of a zeroed f32 partial buffer with plain stores (each element is written once), and @constant_grid_Y_sum adds the slices into 'Y' in a fixed order}}
   tile.atomic_add %acc, %r : memref<64xf32, #tile.space<fragment>>, !tile.region<64xf32, global>
 }
 
@@ -127,7 +127,7 @@ tile.kernel @overlap(%X: memref<?xf32, #tile.space<global>>, %Y: memref<?xf32, #
   %acc = tile.alloc : memref<64xf32, #tile.space<fragment>>
   %row = arith.muli %m, %c32 : index
   %r = tile.region %Y[%row] [64] : memref<?xf32, #tile.space<global>> -> !tile.region<64xf32, global>
-  // expected-remark @+1 {{atomic_add into 'Y' (f32): blocks collide over block index m in 2 ways (split index m mod 2); split: each of the 2 splits updates its own slice of a zeroed f32 partial buffer with plain read-modify-writes, and @overlap_Y_sum adds the slices into 'Y' in a fixed order}}
+  // expected-remark @+1 {{atomic_add into 'Y' (f32): blocks collide over block index m in 2 ways (split index m mod 2); split: each of the 2 splits updates its own slice of a zeroed f32 partial buffer with plain stores (each element is written once), and @overlap_Y_sum adds the slices into 'Y' in a fixed order}}
   tile.atomic_add %acc, %r : memref<64xf32, #tile.space<fragment>>, !tile.region<64xf32, global>
 }
 

@@ -47,7 +47,7 @@ tile.kernel @ok(%X: memref<?x?x64xf32, #tile.space<global>>, %Y: memref<?x?x64xf
   tile.atomic_add %acc, %y : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xf32, global>
   %g = arith.divsi %h, %c2 : index
   %k = tile.region %dK[%krow, %g, %c0] [64, 1, 64] : memref<?x?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
-  // expected-remark @+1 {{atomic_add into 'dK' (bf16): blocks collide over block index h in 2 ways (split index h mod 2); split: each of the 2 splits updates its own slice of a zeroed f32 partial buffer with plain read-modify-writes, and @ok_dK_sum adds the slices into 'dK' in a fixed order}}
+  // expected-remark @+1 {{atomic_add into 'dK' (bf16): blocks collide over block index h in 2 ways (split index h mod 2); split: each of the 2 splits updates its own slice of a zeroed f32 partial buffer with plain stores (each element is written once), and @ok_dK_sum adds the slices into 'dK' in a fixed order}}
   tile.atomic_add %acc, %k : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xbf16, global>
   // expected-remark @+1 {{atomic_add into 'N' (i32): blocks collide over block index h, whose extent (s0) is not a compile-time constant; integer additions are exact in any order: i32 atomics in place}}
   tile.atomic_add %i1, %N[%c0] : i32, memref<4xi32, #tile.space<global>>

@@ -27,7 +27,7 @@ tile.kernel @bwd(%X: memref<?x?x64xf32, #tile.space<global>>, %dQ: memref<?x?x64
 }
 
 // REMARK: remark: atomic_add into 'dQ' (bf16): blocks collide over block index m, whose extent (seq ceildiv 64) is not a compile-time constant; split is not possible, so fp32: f32 atomics into an f32 workspace (@bwd_dQ_to_f32 before, @bwd_dQ_from_f32 after)
-// REMARK: remark: atomic_add into 'dK' (bf16): blocks collide over block index h in 2 ways (split index h mod 2); split: each of the 2 splits updates its own slice of a zeroed f32 partial buffer with plain read-modify-writes, and @bwd_dK_sum adds the slices into 'dK' in a fixed order
+// REMARK: remark: atomic_add into 'dK' (bf16): blocks collide over block index h in 2 ways (split index h mod 2); split: each of the 2 splits updates its own slice of a zeroed f32 partial buffer with plain stores (each element is written once), and @bwd_dK_sum adds the slices into 'dK' in a fixed order
 
 // CHECK-LABEL: tile.kernel @bwd_dQ_to_f32(
 // CHECK-LABEL: tile.kernel @bwd_dQ_from_f32(
@@ -61,7 +61,7 @@ tile.kernel @bwd(%X: memref<?x?x64xf32, #tile.space<global>>, %dQ: memref<?x?x64
 // CHECK:         tile.atomic_add %{{.*}}, %{{.*}} : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xf32, global>
 // CHECK:         %[[G:.*]] = arith.divsi %h, %c2
 // CHECK:         %[[KR:.*]] = tile.region %dK[%[[SPLIT]], %{{.*}}, %[[G]], %c0] [1, 64, 1, 64] : memref<2x?x?x64xf32, #tile.space<global>> -> !tile.region<64x64xf32, global>
-// CHECK-NEXT:    tile.atomic_add %{{.*}}, %[[KR]] exclusive : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xf32, global>
+// CHECK-NEXT:    tile.atomic_add %{{.*}}, %[[KR]] exclusive write_once : memref<64x64xf32, #tile.space<fragment>>, !tile.region<64x64xf32, global>
 
 // The plan: the partial buffer is zeroed, summed after the main kernel, freed.
 // CHECK-LABEL: tile.entry @bwd(

@@ -52,6 +52,17 @@ __device__ __forceinline__ void add_f32x4_exclusive(float *address, float4 value
   *p = make_float4(old.x + value.x, old.y + value.y, old.z + value.z, old.w + value.w);
 }
 
+// A write-once add into zeroed memory (the split strategy's partial slices, `write_once`): one vector store of
+// 0 + value. Adding to +0.0f maps -0.0 to +0.0 exactly as the read-modify-write of the zero would.
+__device__ __forceinline__ void store_zero_plus_f32x2(float *address, float2 value) {
+  *reinterpret_cast<float2 *>(address) = make_float2(0.0f + value.x, 0.0f + value.y);
+}
+
+__device__ __forceinline__ void store_zero_plus_f32x4(float *address, float4 value) {
+  *reinterpret_cast<float4 *>(address) =
+      make_float4(0.0f + value.x, 0.0f + value.y, 0.0f + value.z, 0.0f + value.w);
+}
+
 // The 16-bit adds are written as red.global in PTX: CUDA's atomicAdd overloads for them use generic addresses,
 // which costs a shared-memory emulation path next to every atomic. `value` is rounded to the element type
 // (nearest even) first; the add itself rounds the sum. Pairs are (low, high) at a 4-byte aligned `address`.

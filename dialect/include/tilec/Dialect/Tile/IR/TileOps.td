@@ -246,6 +246,13 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [DeclareOpInterfaceMethods<MemoryEf
     `tile-legalize-atomics` sets it where its conflict analysis proves this;
     it is a promise the verifier cannot check.
 
+    `write_once` (only with `exclusive`) promises more: every element this op
+    updates holds zero when the launch starts and receives no other update
+    during it (the op runs at most once per block and nothing else writes
+    the destination), so `dst = 0 + value` may be realised as a plain store.
+    `tile-legalize-atomics` sets it on the split strategy's zeroed partial
+    slices; stores instead of read-modify-writes halve their traffic.
+
     ```mlir
     tile.atomic_add %dq, %dq_region order(relaxed)
         : memref<64x128xf32, #tile.space<fragment>>, !tile.region<64x128xbf16, global>
@@ -258,10 +265,11 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [DeclareOpInterfaceMethods<MemoryEf
                        Variadic<Index>:$indices,
                        DefaultValuedAttr<Tile_MemoryOrderAttr,
                          "::tilec::tile::MemoryOrder::Relaxed">:$order,
-                       UnitAttr:$exclusive);
+                       UnitAttr:$exclusive,
+                       UnitAttr:$write_once);
   let assemblyFormat = [{
     $value `,` $dest (`[` $indices^ `]`)? (`order` `(` $order^ `)`)?
-    (`exclusive` $exclusive^)? attr-dict `:`
+    (`exclusive` $exclusive^)? (`write_once` $write_once^)? attr-dict `:`
     type($value) `,` qualified(type($dest))
   }];
   let hasVerifier = 1;
