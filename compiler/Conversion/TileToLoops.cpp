@@ -185,7 +185,7 @@ private:
   /// tile.atomic_add (`kind` empty) and tile.atomic_rmw: one program runs each block, so a plain
   /// read-modify-write.
   LogicalResult lowerAtomic(Operation *op, Value value, Value dest, OperandRange indices,
-                            std::optional<AtomicRmwKind> kind);
+                            std::optional<AtomicRmwKind> kind, bool writeOnce = false);
 
   KernelOp kernel;
   OpBuilder b;
@@ -326,7 +326,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return lowerReduce(reduce);
   if (auto atomic = dyn_cast<AtomicAddOp>(op))
-    return lowerAtomic(&op, atomic.getValue(), atomic.getDest(), atomic.getIndices(), std::nullopt);
+    return lowerAtomic(&op, atomic.getValue(), atomic.getDest(), atomic.getIndices(), std::nullopt,
+                       atomic.getWriteOnce());
   if (auto atomic = dyn_cast<AtomicRmwOp>(op))
     return lowerAtomic(&op, atomic.getValue(), atomic.getDest(), atomic.getIndices(), atomic.getKind());
   if (auto par = dyn_cast<ParallelOp>(op)) {
@@ -502,7 +503,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
 }
 
 LogicalResult KernelLowering::lowerAtomic(Operation *op, Value value, Value dest, OperandRange indices,
-                                          std::optional<AtomicRmwKind> kind) {
+                                          std::optional<AtomicRmwKind> kind, bool writeOnce) {
   Location loc = op->getLoc();
   View dst = viewOf(dest);
   Type t = dst.elementType();
@@ -521,7 +522,10 @@ LogicalResult KernelLowering::lowerAtomic(Operation *op, Value value, Value dest
                    : arith::MinSIOp::create(b, loc, old, v).getResult();
   };
   auto update = [&](ValueRange idx, Value v) {
-    Value old = convertScalar(b, loc, memref::LoadOp::create(b, loc, dst.base, idx), acc);
+    // write_once: 0 + value, without reading the destination (a split slice that may not have been zeroed).
+    Value old = writeOnce ? (isFloat ? arith::ConstantOp::create(b, loc, acc, b.getFloatAttr(acc, 0.0)).getResult()
+                                     : arith::ConstantOp::create(b, loc, acc, b.getIntegerAttr(acc, 0)).getResult())
+                          : convertScalar(b, loc, memref::LoadOp::create(b, loc, dst.base, idx), acc);
     Value result = combine(old, convertScalar(b, loc, v, acc));
     memref::StoreOp::create(b, loc, convertScalar(b, loc, result, t), dst.base, idx);
   };

@@ -36,6 +36,8 @@ struct Destination {
   bool exclusive = false;
   // Split partial slices updated at most once per element (the op does not repeat within a block): plain stores.
   bool writeOnce = false;
+  // ... and the blocks together write every element of every slice: the partial buffer needs no zeroing.
+  bool covered = false;
   int64_t splits = 1;
   std::string why;   // the strategy part of the remark, before kernel names
   std::string pre, post; // generated kernels (names)
@@ -168,9 +170,15 @@ void KernelLegalizer::decide(Destination &d) {
       // the op runs once per block, each element gets one update, so the
       // update is a store (no read of the zeros).
       d.writeOnce = !d.conflict.repeats;
+      std::string gap;
+      d.covered = d.writeOnce &&
+                  splitSlicesCovered(d.sites.front(), kernel, d.conflict, gap);
       d.why = "split: each of the " + std::to_string(d.splits) +
-              " splits updates its own slice of a zeroed f32 partial "
-              "buffer with " +
+              " splits updates its own slice of " +
+              (d.covered ? "an f32 partial buffer, not zeroed because "
+                           "every element is written, "
+                         : "a zeroed f32 partial buffer ") +
+              "with " +
               (d.writeOnce ? "plain stores (each element is written once)"
                            : "plain read-modify-writes");
       return;
@@ -344,7 +352,7 @@ void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
         sizes.push_back(memref::DimOp::create(b, loc, dst, constant(i)));
     auto type = cast<MemRefType>(kernel.getArgument(d->arg).getType());
     bool split = d->storage == Storage::Split;
-    Value ws = WorkspaceOp::create(b, loc, type, sizes, /*zeroed=*/split);
+    Value ws = WorkspaceOp::create(b, loc, type, sizes, /*zeroed=*/split && !d->covered);
     if (!split)
       LaunchOp::create(b, loc, d->pre, ValueRange{dst, ws});
     launchArgs[d->arg] = ws;

@@ -333,8 +333,8 @@ TEST_CASE("the committed plan files parse and resolve to the expected steps", "[
                     rowsKV = std::to_string(kBatch * kSeq * ((kKvHeads + kHeadsPerBlock - 1) / kHeadsPerBlock)) + "x1x1";
   CHECK(trace(split.entry("attn_bwd")) ==
         std::vector<std::string>{"alloc 0 " + std::to_string(f32Q), "launch attn_bwd_dQ_to_f32 " + rowsQ,
-                                 "alloc 1 " + std::to_string(2 * f32KV) + " zeroed",
-                                 "alloc 2 " + std::to_string(2 * f32KV) + " zeroed",
+                                 "alloc 1 " + std::to_string(2 * f32KV),
+                                 "alloc 2 " + std::to_string(2 * f32KV),
                                  "launch attn_bwd_main 4x2x2", "launch attn_bwd_dQ_from_f32 " + rowsQ, "free 0",
                                  "launch attn_bwd_dK_sum " + rowsKV, "free 1", "launch attn_bwd_dV_sum " + rowsKV,
                                  "free 2"});

@@ -72,6 +72,19 @@ AtomicConflict analyzeAtomicConflict(tile::AtomicAddOp op,
 std::optional<unsigned> atomicDestinationArgument(tile::AtomicAddOp op,
                                                   tile::KernelOp kernel);
 
+/// Whether the blocks of the launch, together, write every element of every
+/// partial slice that the split strategy gives `op` (`conflict`, a
+/// ConstantSplit of `op`): then the slices need no zeroing. Proven when the
+/// op runs once in every block (directly in the kernel body), updates a
+/// region of the argument, and each dimension of the destination is either
+/// whole (offset 0, a window at least the static extent) or tiled by one
+/// block index, `b floordiv q` times the window size, whose grid extent is
+/// at least q * ceildiv(extent, window) symbolically; colliding block indices
+/// in no dimension span their whole constant extent. Otherwise `why` says
+/// what is missing.
+bool splitSlicesCovered(tile::AtomicAddOp op, tile::KernelOp kernel,
+                        const AtomicConflict &conflict, std::string &why);
+
 /// "grid extent s1 ceildiv 64" with symbols replaced by the kernel's dim
 /// names where known: "seq ceildiv 64".
 std::string describeGridExtent(tile::KernelOp kernel, unsigned blockIndex);

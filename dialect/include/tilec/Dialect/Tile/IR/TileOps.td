@@ -247,11 +247,12 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [DeclareOpInterfaceMethods<MemoryEf
     it is a promise the verifier cannot check.
 
     `write_once` (only with `exclusive`) promises more: every element this op
-    updates holds zero when the launch starts and receives no other update
-    during it (the op runs at most once per block and nothing else writes
-    the destination), so `dst = 0 + value` may be realised as a plain store.
-    `tile-legalize-atomics` sets it on the split strategy's zeroed partial
-    slices; stores instead of read-modify-writes halve their traffic.
+    updates receives no other update during the launch (the op runs at most
+    once per block and nothing else writes the destination), and its prior
+    contents do not matter: the op sets it to `0 + value`, a plain store.
+    `tile-legalize-atomics` sets it on the split strategy's partial slices,
+    which are either zeroed first or written in full by the grid; stores
+    instead of read-modify-writes halve their traffic.
 
     ```mlir
     tile.atomic_add %dq, %dq_region order(relaxed)
