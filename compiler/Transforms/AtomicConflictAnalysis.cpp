@@ -459,7 +459,7 @@ bool splitSlicesCovered(AtomicAddOp op, KernelOp kernel, const AtomicConflict &c
     return false;
   }
   unsigned symbols = grid.getNumSymbols();
-  FormAnalysis forms(kernel, {});
+  FormAnalysis forms(kernel, ParallelIvs());
   SmallVector<bool> used(kernel.getGridRank(), false);
   for (auto [d, offset, size] : llvm::enumerate(region.getOffsets(), region.getSizes())) {
     AffineExpr extent = shape.getValue().getResult(d);
