@@ -433,66 +433,49 @@ AtomicConflict analyzeAtomicConflict(AtomicAddOp op, KernelOp kernel,
   return result;
 }
 
-bool splitSlicesCovered(AtomicAddOp op, KernelOp kernel, const AtomicConflict &conflict, std::string &why) {
-  if (conflict.kind != AtomicConflict::Kind::ConstantSplit) {
-    why = "the op is not split";
+bool splitSlicesCovered(AtomicAddOp op, KernelOp kernel, const AtomicConflict &conflict) {
+  // Once in every block: directly in the kernel body, not in a loop or a conditional.
+  if (conflict.kind != AtomicConflict::Kind::ConstantSplit || op->getParentOp() != kernel.getOperation())
     return false;
-  }
-  if (op->getParentOp() != kernel.getOperation()) {
-    why = "the op is inside a loop or a conditional, so a block may skip it";
-    return false;
-  }
   auto region = op.getDest().getDefiningOp<RegionOp>();
   auto arg = region ? dyn_cast<BlockArgument>(region.getSource()) : BlockArgument();
-  if (!arg || arg.getOwner() != &kernel.getBodyBlock() || arg.getArgNumber() >= kernel.getNumArguments()) {
-    why = "the op does not update a region of a kernel argument";
+  if (!arg || arg.getOwner() != &kernel.getBodyBlock() || arg.getArgNumber() >= kernel.getNumArguments())
     return false;
-  }
   auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes");
   auto shape = shapes && arg.getArgNumber() < shapes.size()
                    ? dyn_cast<AffineMapAttr>(shapes[arg.getArgNumber()])
                    : AffineMapAttr();
   AffineMap grid = kernel.getGrid();
   if (!shape || shape.getValue().getNumSymbols() != grid.getNumSymbols() ||
-      shape.getValue().getNumResults() != region.getOffsets().size()) {
-    why = "the destination's shape is not known in terms of the grid's dims";
+      shape.getValue().getNumResults() != region.getOffsets().size())
     return false;
-  }
   unsigned symbols = grid.getNumSymbols();
   FormAnalysis forms(kernel, ParallelIvs());
   SmallVector<bool> used(kernel.getGridRank(), false);
   for (auto [d, offset, size] : llvm::enumerate(region.getOffsets(), region.getSizes())) {
     AffineExpr extent = shape.getValue().getResult(d);
     Form f = forms.get(offset);
-    std::string dim = "dimension " + std::to_string(d);
-    if (f.isInvariant()) {
+    if (f.isInvariant()) { // whole: offset 0, a window at least the static extent
       auto c = dyn_cast<AffineConstantExpr>(extent);
-      if (!f.isZero() || !c || c.getValue() > size) {
-        why = dim + " is neither whole nor tiled by a block index";
+      if (!f.isZero() || !c || c.getValue() > size)
         return false;
-      }
       continue;
     }
-    if (!f.isBlock() || !f.zeroOffset || !f.lanes.empty() || f.a != size || used[f.k]) {
-      why = dim + " is not tiled by one block index times its window";
+    if (!f.isBlock() || !f.zeroOffset || !f.lanes.empty() || f.a != size || used[f.k])
       return false;
-    }
     used[f.k] = true;
     // The blocks along k write windows 0 .. extent(k)/q - 1 of every split slice; enough of them when
     // extent(k) - q * ceildiv(dim, size) simplifies to a constant >= 0.
     AffineExpr need = extent.ceilDiv(size) * f.q;
     AffineExpr slack = simplifyAffineExpr(grid.getResult(f.k) - need, 0, symbols);
     auto c = dyn_cast<AffineConstantExpr>(slack);
-    if (!c || c.getValue() < 0) {
-      why = dim + ": the grid extent " + describeGridExtent(kernel, f.k) + " is not shown to reach every window";
+    if (!c || c.getValue() < 0)
       return false;
-    }
   }
+  // A colliding block index in no dimension is the split index itself: every value when it spans its constant extent.
   for (const GridCollision &c : conflict.collisions)
-    if (!used[c.blockIndex] && (c.period || !c.gridExtent)) {
-      why = "split index " + indexName(kernel, c.blockIndex) + " is not shown to take every value";
+    if (!used[c.blockIndex] && (c.period || !c.gridExtent))
       return false;
-    }
   return true;
 }
 

@@ -166,13 +166,13 @@ void KernelLegalizer::decide(Destination &d) {
       d.storage = Storage::Split;
       d.exclusive = true;
       d.splits = d.conflict.splitExtent;
-      // The partial buffer starts at zero and only this op writes it; when
-      // the op runs once per block, each element gets one update, so the
-      // update is a store (no read of the zeros).
+      // Only this op writes the partial buffer; when it runs once per
+      // block, each element gets one update, so the update is a store (no
+      // read of the zeros), and where the grid provably writes every
+      // element, the zeros are not needed either.
       d.writeOnce = !d.conflict.repeats;
-      std::string gap;
       d.covered = d.writeOnce &&
-                  splitSlicesCovered(d.sites.front(), kernel, d.conflict, gap);
+                  splitSlicesCovered(d.sites.front(), kernel, d.conflict);
       d.why = "split: each of the " + std::to_string(d.splits) +
               " splits updates its own slice of " +
               (d.covered ? "an f32 partial buffer, not zeroed because "

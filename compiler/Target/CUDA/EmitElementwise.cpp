@@ -186,8 +186,8 @@ static std::string atomicStatement(const AtomicUpdate &op, const Buffer &dst, co
     return "tilec::device::atomic_" + op.combiner + order + "(" + address + ", " + operand + ");";
   }
   if (op.exclusive) {
-    // write_once: the element holds zero and gets only this update. 0 + v, not v: the add turns -0 into +0 as the
-    // read-modify-write would (the split sums stay bitwise those of the CPU backend).
+    // write_once: this update is the element's only one and its prior contents do not matter. 0 + v, not v: the
+    // add turns -0 into +0 as a read-modify-write of zero would (split sums stay bitwise those of the CPU backend).
     if (op.writeOnce && t.isInteger(32))
       return element + " = (int)(" + v + ");";
     if (t.isInteger(32))
@@ -302,11 +302,11 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
     for (int64_t k = 0; k < width; ++k)
       values += (k ? ", " : "") +
                 convert(src.buffer->var + "[" + sl.slot + " + " + std::to_string(k) + "]", src.buffer->element, f32);
-    std::string function = op.writeOnce   ? "tilec::device::store_zero_plus_f32x"
-                           : op.exclusive ? "tilec::device::add_f32x"
-                                          : "tilec::device::atomic_add_f32x";
-    stmt = function + std::to_string(width) + (op.exclusive && !op.writeOnce ? "_exclusive" : "") + "(&" + element +
-           ", make_float" + std::to_string(width) + "(" + values + "));";
+    std::string w = std::to_string(width);
+    std::string function = op.writeOnce   ? "tilec::device::store_zero_plus_f32x" + w
+                           : op.exclusive ? "tilec::device::add_f32x" + w + "_exclusive"
+                                          : "tilec::device::atomic_add_f32x" + w;
+    stmt = function + "(&" + element + ", make_float" + w + "(" + values + "));";
   } else {
     std::string v = readElement(src, coords, sl);
     // In f32, or f64 for an f64 destination (an f64 tile would lose bits through f32).

@@ -80,10 +80,9 @@ std::optional<unsigned> atomicDestinationArgument(tile::AtomicAddOp op,
 /// whole (offset 0, a window at least the static extent) or tiled by one
 /// block index, `b floordiv q` times the window size, whose grid extent is
 /// at least q * ceildiv(extent, window) symbolically; colliding block indices
-/// in no dimension span their whole constant extent. Otherwise `why` says
-/// what is missing.
+/// in no dimension span their whole constant extent.
 bool splitSlicesCovered(tile::AtomicAddOp op, tile::KernelOp kernel,
-                        const AtomicConflict &conflict, std::string &why);
+                        const AtomicConflict &conflict);
 
 /// "grid extent s1 ceildiv 64" with symbols replaced by the kernel's dim
 /// names where known: "seq ceildiv 64".

@@ -52,8 +52,9 @@ __device__ __forceinline__ void add_f32x4_exclusive(float *address, float4 value
   *p = make_float4(old.x + value.x, old.y + value.y, old.z + value.z, old.w + value.w);
 }
 
-// A write-once add into zeroed memory (the split strategy's partial slices, `write_once`): one vector store of
-// 0 + value. Adding to +0.0f maps -0.0 to +0.0 exactly as the read-modify-write of the zero would.
+// A write-once add (the split strategy's partial slices, `write_once`: the only update of each element, whose prior
+// contents do not matter): one vector store of 0 + value. Adding to +0.0f maps -0.0 to +0.0 exactly as a
+// read-modify-write of zero would.
 __device__ __forceinline__ void store_zero_plus_f32x2(float *address, float2 value) {
   *reinterpret_cast<float2 *>(address) = make_float2(0.0f + value.x, 0.0f + value.y);
 }
