@@ -96,13 +96,16 @@ if step sanitize && [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && comma
   done
 fi
 if step sass && [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
+  # The gemms of both kernels run on wgmma (HGMMA) on sm_90a; the backward's dQ gemm stays on mma.sync (HMMA).
   for kernel in fwd bwd; do
     cubin="$out_dir/attn_$kernel.cubin"
     if "$bundle_dir/bin/tilec" "$bundle_dir/kernels/flash_attention/$kernel.tile" --emit=cubin -o "$cubin"; then
-      hmma=$(cuobjdump -sass "$cubin" | grep -c HMMA)
-      printf '%-28s %d HMMA, %d LDSM in the SASS\n' "attn_$kernel" "$hmma" "$(cuobjdump -sass "$cubin" | grep -c LDSM)" |
-        tee -a "$summary"
-      ((hmma > 0)) || failures=$((failures + 1))
+      sass="$(cuobjdump -sass "$cubin")"
+      hmma=$(grep -c HMMA <<<"$sass")
+      hgmma=$(grep -c HGMMA <<<"$sass")
+      printf '%-28s %d HGMMA, %d HMMA, %d LDSM in the SASS\n' "attn_$kernel" "$hgmma" "$hmma" \
+        "$(grep -c LDSM <<<"$sass")" | tee -a "$summary"
+      ((hgmma > 0)) || failures=$((failures + 1))
     else
       failures=$((failures + 1))
     fi

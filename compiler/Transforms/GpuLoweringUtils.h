@@ -21,6 +21,9 @@ namespace tilec::gpu {
 
 /// Attribute names of the decisions the GPU passes record (visible in --emit=lowered).
 inline constexpr const char *kLayoutAttr = "tile.layout";     // fragment/local allocs, tile.parallel
+// tile.gemm: "m64nNk16", set beside a "m16n8k16 warps Wx1" plan whose warps each hold 16 whole rows, where the gemm
+// also fits Hopper's warpgroup mma (wgmma); the CUDA emitter then emits both, chosen by the compile's arch.
+inline constexpr const char *kWgmmaAttr = "tile.wgmma";
 inline constexpr const char *kMmaAttr = "tile.mma";           // tile.gemm: "m16n8k16 warps AxB" or "simt"
 inline constexpr const char *kOffsetAttr = "tile.offset";     // shared allocs: byte offset in dynamic smem
 inline constexpr const char *kSwizzleAttr = "tile.swizzle";   // shared allocs: Swizzle::name()

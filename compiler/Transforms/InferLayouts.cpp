@@ -11,7 +11,8 @@
 //      them gets a slice of it), until nothing changes;
 //   4. fragments still open get a blocked layout (16 bytes per thread along the last dim), one at a time, highest
 //      rank first and then in program order, each followed by step 3 again;
-//   5. every use is checked against the layouts, and conversions are inserted where they disagree.
+//   5. every use is checked against the layouts, and conversions are inserted where they disagree;
+//   6. gemms that also fit Hopper's wgmma are marked for it (the layouts do not change).
 #include "GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -72,6 +73,7 @@ public:
       }
     if (failed(insertConversions()) || failed(annotateLoops()))
       return failure();
+    planWgmma();
     for (Value tile : tiles)
       tile.getDefiningOp()->setAttr(gpu::kLayoutAttr,
                                     StringAttr::get(kernel.getContext(), layouts.find(tile)->second.name()));
@@ -307,6 +309,44 @@ private:
                     warps ? StringAttr::get(kernel.getContext(), "m16n8k16 warps " + std::to_string(warps->first) +
                                                                      "x" + std::to_string(warps->second))
                           : simt);
+    });
+  }
+
+  // Step 6: which tensor-core gemms also fit Hopper's warpgroup mma, wgmma.mma_async m64nNk16 (the emitter then
+  // emits it for sm_90a beside mma.sync for other archs). The accumulator layout is the same for both when every
+  // warp holds 16 whole rows ("m16n8k16 warps Wx1", M = 16 W, W a multiple of 4): warp w of warpgroup g holds rows
+  // 64 g + 16 w, which is where wgmma puts them, and its n8 atoms are wgmma's accumulator registers in order. B is
+  // read from shared memory through a descriptor, A from shared memory too or from registers (in mma.sync's A
+  // layout, which is wgmma's). The descriptors describe the 128-byte swizzle: each shared operand's rows (its K
+  // extent when K-major, its M or N extent when transposed) must be a multiple of 128 bytes.
+  void planWgmma() {
+    kernel.walk([&](GemmOp gemm) {
+      auto warps = gpu::mmaWarps(gemm);
+      auto c = shapeOf(gemm.getC());
+      Type element = getElementTypeOf(gemm.getB().getType());
+      if (!warps || warps->second != 1 || warps->first % 4 != 0 || c.size() != 2 || c[0] != 16 * warps->first ||
+          c[1] % 8 != 0 || c[1] > 256 || !(element.isBF16() || element.isF16()) ||
+          getElementTypeOf(gemm.getA().getType()) != element)
+        return;
+      auto sharedRowsFit = [&](Value v) {
+        if (!v.getDefiningOp<AllocOp>() || !isIn(v, MemorySpace::Shared))
+          return false;
+        auto s = shapeOf(v);
+        return s.size() == 2 && (s[1] * gpu::elementBytes(element)) % 128 == 0;
+      };
+      if (!sharedRowsFit(gemm.getB()))
+        return;
+      Value a = gemm.getA();
+      if (isFragmentAlloc(a)) {
+        auto s = shapeOf(a);
+        if (gemm.getTransposeA() || s.size() != 2 ||
+            !cuda::registerAccessMap(FragmentLayout::mmaOperandA(s[0], s[1], warps->first, 1),
+                                     layouts.find(a)->second, {0, 1}))
+          return;
+      } else if (!sharedRowsFit(a)) {
+        return;
+      }
+      gemm->setAttr(gpu::kWgmmaAttr, StringAttr::get(kernel.getContext(), "m64n" + std::to_string(c[1]) + "k16"));
     });
   }
 

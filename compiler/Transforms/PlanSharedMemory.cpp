@@ -8,6 +8,11 @@
 //
 // A tile with `tile.stages` (tile-multi-buffer) gets that many 128-byte aligned buffers, `tile.stage_bytes` apart.
 //
+// Operands of gemms planned for wgmma (`tile.wgmma`) are read by the hardware through descriptors of the 128-byte
+// swizzle, which is defined on address bits: they start (each stage too) on 1024-byte boundaries, rows wider than
+// 128 bytes are stored as 128-byte column panels (Swizzle::panelled), and the kernel reserves 1024 bytes more so
+// that the emitted kernel can align the dynamic buffer's base at run time.
+//
 // Records on each shared alloc `tile.offset` and `tile.swizzle`, on the kernel `tile.shared_bytes` (the planned size)
 // and `tile.scratch_offset`, and fails naming the kernel when the plan exceeds `limit`.
 #include "GpuLoweringUtils.h"
@@ -26,13 +31,14 @@ using namespace tilec::tile;
 
 namespace {
 
-constexpr int64_t kAlignment = 128;
+constexpr int64_t kAlignment = 128, kWgmmaAlignment = 1024;
 
-int64_t alignUp(int64_t x) { return (x + kAlignment - 1) / kAlignment * kAlignment; }
+int64_t alignUp(int64_t x, int64_t alignment = kAlignment) { return (x + alignment - 1) / alignment * alignment; }
 
 struct Placed {
   AllocOp alloc;
   int64_t bytes, first, last, offset = 0;
+  int64_t alignment = kAlignment;
 };
 
 struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
@@ -56,16 +62,25 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
         op = op->getParentOp();
       return position[op];
     };
+    llvm::DenseSet<Operation *> wgmmaOperands;
+    kernel.walk([&](GemmOp gemm) {
+      if (!gemm->hasAttr(gpu::kWgmmaAttr))
+        return;
+      for (Value v : {gemm.getA(), gemm.getB()})
+        if (auto alloc = v.getDefiningOp<AllocOp>(); alloc && gpu::isIn(v, MemorySpace::Shared))
+          wgmmaOperands.insert(alloc);
+    });
     std::vector<Placed> tiles;
     kernel.walk([&](AllocOp alloc) {
       if (getMemorySpaceOf(alloc.getType()) != MemorySpace::Shared)
         return;
       MemRefType type = alloc.getType();
+      int64_t alignment = wgmmaOperands.count(alloc) ? kWgmmaAlignment : kAlignment;
       int64_t bytes = (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
       // A multi-buffered tile (tile-multi-buffer) holds one aligned buffer per stage.
       if (auto stages = alloc->getAttrOfType<IntegerAttr>(gpu::kStagesAttr))
-        bytes = alignUp(bytes) * stages.getInt();
-      Placed p{alloc, bytes, i, -1};
+        bytes = alignUp(bytes, alignment) * stages.getInt();
+      Placed p{alloc, bytes, i, -1, 0, alignment};
       SmallVector<Value> uses = {alloc.getResult()};
       while (!uses.empty()) {
         Value v = uses.pop_back_val();
@@ -98,7 +113,7 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
           bool liveTogether = p.first <= q.last && q.first <= p.last;
           bool overlap = offset < q.offset + q.bytes && q.offset < offset + p.bytes;
           if (liveTogether && overlap) {
-            offset = alignUp(q.offset + q.bytes);
+            offset = alignUp(q.offset + q.bytes, p.alignment);
             moved = true;
           }
         }
@@ -111,12 +126,16 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
     for (Placed &p : tiles) {
       MemRefType type = p.alloc.getType();
       cuda::Swizzle swizzle;
+      int64_t elementBytes = gpu::elementBytes(type.getElementType());
       if (type.getRank() >= 2)
-        swizzle = cuda::Swizzle::forRow(type.getShape().back() * gpu::elementBytes(type.getElementType()));
+        swizzle = cuda::Swizzle::forRow(type.getShape().back() * elementBytes);
+      if (p.alignment == kWgmmaAlignment)
+        swizzle = cuda::Swizzle::panelled(type.getShape()[0], type.getShape().back() * elementBytes, elementBytes);
       p.alloc->setAttr(gpu::kOffsetAttr, b.getI64IntegerAttr(p.offset));
       if (p.alloc->hasAttr(gpu::kStagesAttr))
         p.alloc->setAttr(gpu::kStageBytesAttr,
-                         b.getI64IntegerAttr(alignUp((type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8)));
+                         b.getI64IntegerAttr(alignUp((type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8,
+                                                     p.alignment)));
       p.alloc->setAttr(gpu::kSwizzleAttr, b.getStringAttr(swizzle.name()));
     }
     // Scratch for reductions whose source spreads the reduced dim over warps.
@@ -129,6 +148,9 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
     int64_t scratchOffset = alignUp(total);
     if (scratch)
       total = scratchOffset + scratch;
+    if (!wgmmaOperands.empty())
+      total += kWgmmaAlignment; // the emitted kernel aligns the buffer's base up to 1024 bytes
+
     kernel->setAttr(gpu::kScratchAttr, b.getI64IntegerAttr(scratch ? scratchOffset : -1));
     kernel->setAttr(gpu::kSharedBytesAttr, b.getI64IntegerAttr(total));
     if (total > int64_t(limit)) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace tilec::runtime {
 
@@ -35,6 +36,15 @@ std::string Runtime::deviceArch() {
 }
 
 CompileResult Runtime::compile(const std::string &source, CompileOptions options) {
+  // TILEC_CUDA_ARCH overrides the device's arch: sm_90 (no "a") on a Hopper GPU builds the kernels without wgmma, so
+  // the mma.sync branch of the emitted code can be run and checked there.
+  if (const char *forced = std::getenv("TILEC_CUDA_ARCH"); options.arch.empty() && forced && *forced) {
+    options.arch = forced;
+    if (options.arch.rfind("sm_", 0) != 0)
+      throw CompileError(fmt::format("TILEC_CUDA_ARCH must name a real GPU such as sm_90 or sm_90a, got '{}'",
+                                     options.arch),
+                         "", {});
+  }
   if (options.arch.empty()) {
     try {
       options.arch = deviceArch();

@@ -1,6 +1,7 @@
 // tile.gemm: mma.sync m16n8k16 with operands loaded by ldmatrix from swizzled shared tiles (A may instead come from
 // a fragment already in the A-operand layout), or a plain per-element loop ("simt") where the tensor cores do not
 // apply (f32 operands, extents that are not multiples of the mma atom, accumulators that are not in its layout).
+// Gemms marked `tile.wgmma` get Hopper's wgmma as well (EmitWgmma.cpp), chosen when the compile targets sm_90a.
 #include "EmitterImpl.h"
 
 using namespace mlir;
@@ -122,6 +123,13 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
     if (!aMap)
       return gemm.emitError("register A operand is not in the mma A layout (tile-infer-layouts stages such operands)");
   }
+  bool wgmma = gemm->hasAttr(gpu::kWgmmaAttr);
+  if (wgmma) {
+    os << "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n";
+    if (failed(emitWgmma(gemm)))
+      return failure();
+    os << "#else\n";
+  }
   StepIndex aIndex{*this, a, k}, bIndex{*this, b, k};
   std::string mma = a.element.isF16() ? "tilec::device::mma_m16n8k16_f16_f32" : "tilec::device::mma_m16n8k16_bf16_f32";
   open("{ // gemm " + a.var + (gemm.getTransposeA() ? "^T" : "") + " x " + b.var + (gemm.getTransposeB() ? "^T" : "") +
@@ -187,6 +195,8 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
   close();
   close(); // kk
   close();
+  if (wgmma)
+    os << "#endif\n";
   return success();
 }
 

@@ -122,7 +122,7 @@ LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   names[loop.getInductionVar()] = iv;
   open("for (long long " + iv + " = " + lo + "; " + iv + " < " + hi + "; ++" + iv + ")");
   line() << "tilec::device::cp_async_wait<" << stages - 2 << ">();\n";
-  line() << "__syncthreads();\n";
+  emitBarrier();
   rereadThreadIndex(*this, loop);
   llvm::SetVector<Value> tiles;
   for (CopyOp copy : copies)

@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -183,6 +184,10 @@ public:
   mlir::LogicalResult emitAtomic(const AtomicUpdate &op);
   mlir::LogicalResult emitRegionAtomic(const AtomicUpdate &op, int64_t width); // width 1: element by element
   mlir::LogicalResult emitGemm(tile::GemmOp op);
+  mlir::LogicalResult emitWgmma(tile::GemmOp op);             // EmitWgmma.cpp: the sm_90a branch of emitGemm
+  /// __syncthreads(), preceded where the kernel uses wgmma by the proxy fence that makes the block's shared-memory
+  /// writes visible to wgmma's operand reads (they go through the async proxy).
+  void emitBarrier();
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
   mlir::LogicalResult emitPipelined(tile::PipelinedOp op);    // EmitPipelined.cpp
@@ -203,6 +208,10 @@ public:
   tile::ParallelOp currentParallel;
   // Global -> shared copies are issued as cp.async (a prefetch of a pipelined loop) rather than loaded and stored.
   bool asyncCopies = false;
+  // Some gemm of the kernel runs on wgmma (tile.wgmma): shared memory is 1024-byte aligned and barriers fence.
+  bool usesWgmma = false;
+  // Device functions the kernels of one file share (name -> definition), emitted before the first kernel.
+  std::map<std::string, std::string> *functions = nullptr;
 };
 
 template <typename Body, typename Fallback>

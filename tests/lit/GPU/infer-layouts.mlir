@@ -10,9 +10,9 @@
 // CHECK: %p = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"}
 // CHECK: %out = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"}
 // CHECK: %row_max = tile.alloc {tile.layout = "slice(mma_c 64x64 warps 4x1, dim 1)"}
-// CHECK: tile.gemm %x_s, %w_s -> %acc clear {tile.mma = "m16n8k16 warps 4x1"}
+// CHECK: tile.gemm %x_s, %w_s -> %acc clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
 // CHECK: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] attributes {tile.layout = "mma_c 64x64 warps 4x1"}
-// CHECK: tile.gemm %p, %w_s -> %out clear {tile.mma = "m16n8k16 warps 4x1"}
+// CHECK: tile.gemm %p, %w_s -> %out clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
 
 #map = affine_map<()[s0] -> (s0, 64)>
 #map1 = affine_map<()[s0] -> (64, 64)>
@@ -58,7 +58,7 @@ module {
 // CHECK: %p_staged = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // CHECK: tile.gemm %x_s, %w_s -> %acc clear policy full_col {tile.mma = "m16n8k16 warps 1x4"}
 // CHECK: tile.copy %p, %p_staged
-// CHECK-NEXT: tile.gemm %p_staged, %w_s -> %out clear {tile.mma = "m16n8k16 warps 4x1"}
+// CHECK-NEXT: tile.gemm %p_staged, %w_s -> %out clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
 // The sum over out's rows (4x1) lands in row_max, laid out like acc's rows (1x4): reduce, then convert.
 // CHECK-NEXT: tile.reduce sum %out -> %row_max_partial dim 1 clear
 // CHECK-NEXT: tile.copy %row_max_partial, %row_max_partial_staged

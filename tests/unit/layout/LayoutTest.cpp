@@ -172,6 +172,40 @@ TEST_CASE("swizzles keep a row's chunks in the row and spread eight rows over di
   CHECK(Swizzle::forRow(40).none());
 }
 
+TEST_CASE("panelled tiles are wgmma's 128-byte swizzle: address bits 4-6 XOR bits 7-9 of 128-byte panels", "[layout]") {
+  // The hardware's canonical layout, on byte offsets from a 1024-byte aligned base: element (r, c) of panel
+  // p = c / 64 (bf16) sits unswizzled at u = p * rows * 128 + r * 128 + (c % 64) * 2, and the 16-byte chunk bits are
+  // XORed with the row-within-atom bits: u ^ (((u >> 7) & 7) << 4).
+  for (int64_t rows : {8, 64, 128, 136}) {
+    for (int64_t elementBytes : {2, 4}) {
+      for (int64_t rowBytes : {256, 512}) {
+        int64_t cols = rowBytes / elementBytes, panelCols = 128 / elementBytes;
+        Swizzle s = Swizzle::panelled(rows, rowBytes, elementBytes);
+        CHECK(s.name() == "xor8 panels");
+        CHECK(!s.rowStepIsAdd());
+        CHECK(!s.columnStepIsXor(cols, elementBytes, 16));
+        std::set<int64_t> offsets;
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c) {
+            int64_t u = (c / panelCols) * rows * 128 + r * 128 + (c % panelCols) * elementBytes;
+            int64_t hardware = u ^ (((u >> 7) & 7) << 4);
+            REQUIRE(s.apply(r, c, cols, elementBytes) * elementBytes == hardware);
+            offsets.insert(hardware);
+          }
+        CHECK(int64_t(offsets.size()) == rows * cols);
+        CHECK(*offsets.rbegin() < rows * rowBytes);
+      }
+    }
+  }
+  // Rows of 128 bytes are one panel already: the plain xor8 swizzle is the same layout.
+  CHECK(Swizzle::panelled(64, 128, 2).name() == "xor8");
+  for (int64_t r = 0; r < 64; ++r)
+    for (int64_t c = 0; c < 64; ++c) {
+      int64_t u = r * 128 + c * 2;
+      CHECK(Swizzle::panelled(64, 128, 2).apply(r, c, 64, 2) * 2 == (u ^ (((u >> 7) & 7) << 4)));
+    }
+}
+
 TEST_CASE("a gemm's k-step is one XOR along columns and one add along rows where the swizzle allows", "[layout]") {
   // EmitGemm writes the ldmatrix index at k-step kk as index(0) ^ 16 kk (K along columns) or index(0) + 16 kk cols
   // (K along rows) when these predicates hold; check the identities on every swizzle forRow makes.

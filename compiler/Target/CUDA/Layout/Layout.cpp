@@ -283,31 +283,52 @@ Swizzle Swizzle::forRow(int64_t rowBytes) {
   return s;
 }
 
+Swizzle Swizzle::panelled(int64_t rows, int64_t rowBytes, int64_t elementBytes) {
+  Swizzle s = forRow(rowBytes);
+  if (s.mask == 7 && rowBytes > 128) {
+    s.rowChunks = 8;
+    s.panelCols = 128 / elementBytes;
+    s.panelRows = rows;
+  }
+  return s;
+}
+
 std::string Swizzle::name() const {
   if (none())
     return "none";
-  return "xor" + std::to_string(mask + 1) + (rowDivisor > 1 ? "/" + std::to_string(rowDivisor) : "");
+  return "xor" + std::to_string(mask + 1) + (rowDivisor > 1 ? "/" + std::to_string(rowDivisor) : "") +
+         (panelledRows() ? " panels" : "");
 }
 
 int64_t Swizzle::apply(int64_t row, int64_t col, int64_t cols, int64_t elementBytes) const {
   if (none())
     return row * cols + col;
+  int64_t panel = 0;
+  if (panelledRows()) {
+    panel = col / panelCols;
+    col %= panelCols;
+    cols = panelCols;
+  }
   int64_t perChunk = 16 / elementBytes;
   int64_t chunk = col / perChunk;
   int64_t swizzled = chunk ^ ((row / rowDivisor) % (mask + 1));
-  return row * cols + swizzled * perChunk + col % perChunk;
+  return panel * panelRows * panelCols + row * cols + swizzled * perChunk + col % perChunk;
 }
 
+// The step identities below are stated for unpanelled rows (a row step adds 16 whole rows of `cols` elements, a
+// column step XORs inside one row); panelled tiles answer false and their readers compute every index in full.
 bool Swizzle::columnStepIsXor(int64_t cols, int64_t elementBytes, int64_t k) const {
   int64_t perChunk = elementBytes > 0 ? 16 / elementBytes : 0;
-  return isPowerOfTwo(cols) && k <= cols && (perChunk == 4 || perChunk == 8);
+  return !panelledRows() && isPowerOfTwo(cols) && k <= cols && (perChunk == 4 || perChunk == 8);
 }
 
 bool Swizzle::columnTileStepIsXor(int64_t cols, int64_t elementBytes, int64_t span) const {
   return isPowerOfTwo(span) && span >= 16 && columnStepIsXor(cols, elementBytes, span);
 }
 
-bool Swizzle::rowStepIsAdd() const { return none() || 16 % ((mask + 1) * rowDivisor) == 0; }
+bool Swizzle::rowStepIsAdd() const {
+  return none() || (!panelledRows() && 16 % ((mask + 1) * rowDivisor) == 0);
+}
 
 int64_t crossWarpReduceScratchBytes(const FragmentLayout &layout, int dim) {
   int64_t combos = 1;

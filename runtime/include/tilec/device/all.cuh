@@ -10,4 +10,5 @@
 #include "tilec/device/reduce.cuh"
 #include "tilec/device/scalar.cuh"
 #include "tilec/device/types.cuh"
+#include "tilec/device/wgmma.cuh"
 

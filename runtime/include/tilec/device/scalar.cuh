@@ -36,4 +36,13 @@ __device__ __forceinline__ int swizzled_index(int row, int col) {
   return row * Cols + swizzled * PerChunk + col % PerChunk;
 }
 
+// The same for a tile stored as column panels of `PanelCols` columns (128 bytes), each `Rows` rows high and
+// swizzled as above: the layout Hopper's wgmma reads (tile-plan-shared-memory picks it for wgmma operands).
+template <int Mask, int PerChunk, int PanelCols, int Rows>
+__device__ __forceinline__ int panelled_swizzled_index(int row, int col) {
+  const int chunk = (col % PanelCols) / PerChunk;
+  const int swizzled = chunk ^ (row % (Mask + 1));
+  return (col / PanelCols) * (Rows * PanelCols) + row * PanelCols + swizzled * PerChunk + col % PerChunk;
+}
+
 } // namespace tilec::device

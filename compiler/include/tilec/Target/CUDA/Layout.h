@@ -111,15 +111,26 @@ std::optional<SlotMap> registerAccessMap(const FragmentLayout &driver, const Fra
 
 // An XOR swizzle of 16-byte chunks within a row of a shared tile, so that the eight 16-byte rows one ldmatrix (or
 // one quarter-warp of 16-byte stores) touches fall into different banks.
+//
+// A *panelled* tile (rows wider than 128 bytes, for Hopper's wgmma) is stored as column panels of 128 bytes, each a
+// dense rows x 128-byte tile swizzled the same way: element (r, c) lives in panel c / panelCols, at row r of it.
+// That is the canonical "128-byte swizzle" layout wgmma's shared-memory descriptors describe (8 rows of 128 bytes
+// per 1024-byte atom, chunk ^= row % 8 on the address bits), which rows of 256 bytes are not.
 struct Swizzle {
   int64_t rowChunks = 0; // 16-byte chunks per row (0: no swizzle)
   int64_t mask = 0;      // chunk ^= (row / rowDivisor) % (mask + 1)
   int64_t rowDivisor = 1;
+  int64_t panelCols = 0; // columns per 128-byte panel (0: rows are not split into panels)
+  int64_t panelRows = 0; // rows of the tile (a panel's height)
   // The swizzle for a row-major tile whose last dim holds `rowBytes` bytes: rows of a multiple of 128 bytes XOR the
   // chunk with row % 8, rows of 64 bytes with (row / 2) % 4; other widths are left unswizzled.
   static Swizzle forRow(int64_t rowBytes);
+  // The wgmma layout of a `rows` x `rowBytes` tile (rowBytes a multiple of 128): the xor8 swizzle, and 128-byte
+  // panels where rows are wider than that.
+  static Swizzle panelled(int64_t rows, int64_t rowBytes, int64_t elementBytes);
   bool none() const { return mask == 0; }
-  std::string name() const; // "none", "xor8", "xor4/2"
+  bool panelledRows() const { return panelCols > 0; }
+  std::string name() const; // "none", "xor8", "xor4/2", "xor8 panels"
   // Element offset of (row, col) in a tile with `cols` columns of `elementBytes`-byte elements.
   int64_t apply(int64_t row, int64_t col, int64_t cols, int64_t elementBytes) const;
   // Whether stepping a column c < 16 by 16 kk (kk < k / 16) is an XOR of the offset: apply(r, 16 kk + c) ==

@@ -1,0 +1,180 @@
+// tile.gemm on Hopper's warpgroup mma (wgmma.mma_async m64nNk16, sm_90a), for gemms tile-infer-layouts marked
+// `tile.wgmma`: every warp holds 16 whole rows of the accumulator, so each warpgroup (4 warps) owns 64 rows and
+// issues one wgmma per k-step of 16 for all N columns. B, and A unless it is in registers, are read from shared
+// memory by the tensor cores through descriptors of the 128-byte swizzle (tile-plan-shared-memory laid the tiles
+// out for it: 1024-byte aligned, 128-byte panels where rows are wider). The accumulator's registers are
+// mma.sync's, slot for slot, so the surrounding code is the same on every arch; emitGemm wraps this in
+// `#if defined(__CUDA_ARCH_FEAT_SM90_ALL)` with the mma.sync lowering as the other branch.
+//
+// Each gemm waits for its own wgmmas (commit, wait 0) before it ends: the ops after it read the accumulator, and
+// a pipelined loop's next copies overwrite the shared buffers it read.
+#include "EmitterImpl.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace tilec::cuda {
+
+namespace {
+
+constexpr int64_t kPanelBytes = 128, kAtomBytes = 1024;
+
+/// Defines (once per emitted file) the device function issuing one wgmma of this shape and returns its name.
+/// Template parameters: the transpose immediates (TransA: A is M-major; TransB: B is N-major, i.e. K x N rows).
+std::string wgmmaFunction(std::map<std::string, std::string> &functions, int64_t n, bool f16, bool registerA) {
+  std::string type = f16 ? "f16" : "bf16";
+  std::string name = "tilec_wgmma_m64n" + std::to_string(n) + "k16_" + type + (registerA ? "_rs" : "_ss");
+  if (functions.count(name))
+    return name;
+  int64_t regs = n / 2;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  int64_t aOperand = regs, bOperand = regs + (registerA ? 4 : 1), scaleOperand = bOperand + 1;
+  os << "// D[64x" << n << "] (f32, this warpgroup's rows) += A[64x16] * B[16x" << n << "], " << type
+     << (registerA ? "; A in registers (mma.sync's A fragment), B" : "; A and B") << " through shared-memory descriptors.\n";
+  os << "template <" << (registerA ? "" : "int TransA, ") << "int TransB>\n";
+  os << "__device__ __forceinline__ void " << name << "(float *d, "
+     << (registerA ? "const unsigned *a" : "unsigned long long desc_a") << ", unsigned long long desc_b) {\n";
+  os << "  asm volatile(\n";
+  os << "      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << scaleOperand << ", 0;\\n\"\n";
+  os << "      \"wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "." << type << " {\"\n";
+  for (int64_t r = 0; r < regs; r += 8) {
+    os << "      \"";
+    for (int64_t i = r; i < std::min(regs, r + 8); ++i)
+      os << "%" << i << (i + 1 < regs ? ", " : "");
+    os << "\"\n";
+  }
+  os << "      \"}, ";
+  if (registerA)
+    os << "{%" << aOperand << ", %" << aOperand + 1 << ", %" << aOperand + 2 << ", %" << aOperand + 3 << "}";
+  else
+    os << "%" << aOperand;
+  os << ", %" << bOperand << ", p, 1, 1, ";
+  if (registerA)
+    os << "%" << scaleOperand + 1;
+  else
+    os << "%" << scaleOperand + 1 << ", %" << scaleOperand + 2;
+  os << ";\\n}\\n\"\n      : ";
+  for (int64_t i = 0; i < regs; ++i)
+    os << "\"+f\"(d[" << i << "])" << (i + 1 < regs ? (i % 8 == 7 ? ",\n        " : ", ") : "\n");
+  os << "      : ";
+  if (registerA)
+    os << "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), ";
+  else
+    os << "\"l\"(desc_a), ";
+  os << "\"l\"(desc_b), \"r\"(1), " << (registerA ? "" : "\"n\"(TransA), ") << "\"n\"(TransB)\n";
+  os << "      : \"memory\");\n}\n";
+  functions[name] = os.str();
+  return name;
+}
+
+/// How a shared operand's descriptor steps: its base for this warpgroup, and the 16-byte units to add per k-step.
+struct OperandWalk {
+  std::string base;       // byte address (C expression) of this warpgroup's first element at k = 0
+  int64_t leadingBytes;   // descriptor LBO
+  std::string kStepUnits; // C expression in tc_kk: 16-byte units to add to the descriptor at k-step tc_kk
+};
+
+/// `rowsAlongK`: the tile is K x (M or N) (MN-major); else (M or N) x K (K-major). `groupOffsetRows`: the M or N
+/// offset of this warpgroup's 64 rows (an expression; "0" for B).
+OperandWalk walkOperand(const KernelEmitter &e, const Buffer &b, bool rowsAlongK, const std::string &group) {
+  int64_t rows = b.shape[0], bytes = gpu::elementBytes(b.element), panelCols = kPanelBytes / bytes;
+  int64_t stepsPerPanel = panelCols / 16;
+  OperandWalk w;
+  if (rowsAlongK) {
+    // K x MN: 16 rows of K per step (two 1024-byte atoms); the warpgroup's 64 columns are panel `group`.
+    w.leadingBytes = rows * kPanelBytes;
+    w.base = group == "0" ? b.addrVar : "(" + b.addrVar + " + (unsigned)" + group + " * " + std::to_string(rows * kPanelBytes) + "u)";
+    w.kStepUnits = "tc_kk * " + std::to_string(16 * kPanelBytes / 16);
+  } else {
+    // MN x K: a k-step moves 32 bytes within a 128-byte row of a panel; every `stepsPerPanel` steps the next panel.
+    w.leadingBytes = 16;
+    w.base = group == "0" ? b.addrVar
+                          : "(" + b.addrVar + " + (unsigned)" + group + " * " + std::to_string(64 * kPanelBytes) + "u)";
+    w.kStepUnits = "(tc_kk / " + std::to_string(stepsPerPanel) + ") * " + std::to_string(rows * kPanelBytes / 16) +
+                   " + (tc_kk % " + std::to_string(stepsPerPanel) + ") * 2";
+  }
+  (void)e;
+  return w;
+}
+
+} // namespace
+
+LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
+  const Buffer &a = buffer(gemm.getA()), &b = buffer(gemm.getB()), &c = buffer(gemm.getC());
+  int64_t m = c.shape[0], n = c.shape[1], warps = threads / 32;
+  int64_t k = gemm.getTransposeA() ? a.shape[0] : a.shape[1], steps = k / 16;
+  bool registerA = a.space != MemorySpace::Shared;
+  if (m != 16 * warps || warps % 4 || n % 8 || n > 256 || k % 16 || c.layout->numSlots() != n / 2)
+    return gemm.emitError("gemm marked for wgmma does not have one 64-row block per warpgroup");
+  for (const Buffer *s : {&a, &b})
+    if (s->space == MemorySpace::Shared && (s->shape.size() != 2 || s->swizzle.mask != 7 ||
+                                            s->shape[1] * gpu::elementBytes(s->element) % kPanelBytes != 0))
+      return gemm.emitError("a shared operand of a wgmma gemm is not in the 128-byte swizzle layout "
+                            "(run tile-plan-shared-memory)");
+  std::optional<SlotMap> aMap;
+  if (registerA) {
+    aMap = registerAccessMap(FragmentLayout::mmaOperandA(m, k, warps, 1), *a.layout, {0, 1});
+    if (!aMap)
+      return gemm.emitError("register A operand is not in the mma A layout");
+  }
+  if (!functions)
+    return gemm.emitError("internal: no place to define wgmma functions");
+  std::string fn = wgmmaFunction(*functions, n, a.element.isF16(), registerA);
+  bool transB = !gemm.getTransposeB(); // wgmma's "transposed" B is N-major: our K x N tile
+  bool transA = gemm.getTransposeA();
+  open("{ // gemm " + a.var + (gemm.getTransposeA() ? "^T" : "") + " x " + b.var + (gemm.getTransposeB() ? "^T" : "") +
+       " -> " + c.var + ": wgmma m64n" + std::to_string(n) + "k16, " + std::to_string(warps / 4) +
+       " warpgroup(s) of 64 rows" + (registerA ? ", A in registers" : ""));
+  std::string group = warps > 4 && !registerA ? "tc_group" : "0";
+  if (group != "0")
+    line() << "const int tc_group = tid / 128;\n";
+  if (gemm.getClear()) {
+    line() << "#pragma unroll\n";
+    line() << "for (int tc_s = 0; tc_s < " << n / 2 << "; ++tc_s) " << c.var << "[tc_s] = 0.0f;\n";
+  }
+  if (registerA) {
+    // Every k-step's A registers first: writing them between wgmmas would make ptxas fence (and wait) again.
+    line() << "unsigned tc_a[" << steps << "][4];\n";
+    line() << "#pragma unroll\n";
+    open("for (int tc_kk = 0; tc_kk < " + std::to_string(steps) + "; ++tc_kk)");
+    line() << "#pragma unroll\n";
+    open("for (int tc_r = 0; tc_r < 4; ++tc_r)");
+    std::string slot = "((tc_kk * 4 + tc_r) * 2";
+    line() << "tc_a[tc_kk][tc_r] = tilec::device::pack2(" << a.var << "[" << slotMapExpr(*aMap, slot + ")") << "], "
+           << a.var << "[" << slotMapExpr(*aMap, slot + " + 1)") << "]);\n";
+    close();
+    close();
+  }
+  line() << "tilec::device::wgmma_fence();\n";
+  OperandWalk wb = walkOperand(*this, b, transB, "0");
+  line() << "const unsigned long long tc_desc_b = tilec::device::wgmma_descriptor(" << wb.base << ", "
+         << wb.leadingBytes << "u, " << kAtomBytes << "u);\n";
+  std::optional<OperandWalk> wa;
+  if (!registerA) {
+    wa = walkOperand(*this, a, transA, group);
+    line() << "const unsigned long long tc_desc_a = tilec::device::wgmma_descriptor(" << wa->base << ", "
+           << wa->leadingBytes << "u, " << kAtomBytes << "u);\n";
+  }
+  line() << "#pragma unroll\n";
+  open("for (int tc_kk = 0; tc_kk < " + std::to_string(steps) + "; ++tc_kk)");
+  if (registerA) {
+    line() << fn << "<" << transB << ">(" << c.var << ", tc_a[tc_kk], tc_desc_b + (" << wb.kStepUnits << "));\n";
+  } else {
+    line() << fn << "<" << transA << ", " << transB << ">(" << c.var << ", tc_desc_a + (" << wa->kStepUnits
+           << "), tc_desc_b + (" << wb.kStepUnits << "));\n";
+  }
+  close();
+  line() << "tilec::device::wgmma_commit_group();\n";
+  line() << "tilec::device::wgmma_wait_group<0>();\n";
+  line() << "#pragma unroll\n";
+  line() << "for (int tc_s = 0; tc_s < " << n / 2 << "; ++tc_s) tilec::device::wgmma_fence_operand(" << c.var
+         << "[tc_s]);\n";
+  close();
+  return success();
+}
+
+} // namespace tilec::cuda
