@@ -431,15 +431,58 @@ LogicalResult KernelEmitter::emitScalarOp(Operation *op) {
 }
 
 void KernelEmitter::emitBarrier() {
-  if (usesWgmma)
+  if (usesWgmma) {
+    // After the barrier any thread may overwrite a shared tile a wgmma of this warpgroup still reads (the next
+    // stage's prefetch, a tile rewritten after tile-place-barriers' barrier): every wgmma completes first.
+    line() << "tilec::device::wgmma_wait_group<0>();\n";
+    for (const auto &[acc, slots] : wgmmaAccumulators)
+      line() << "#pragma unroll\n"
+             << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << slots
+             << "; ++tc_s) tilec::device::wgmma_fence_operand(" << acc << "[tc_s]);\n";
+    pendingWgmmaFragments.clear();
+    pendingWgmmaAccumulators.clear();
     line() << "tilec::device::fence_shared_for_wgmma();\n";
+  }
   line() << "__syncthreads();\n";
 }
 
-LogicalResult KernelEmitter::emitBlock(Block &block) {
-  for (Operation &op : block)
+void KernelEmitter::flushWgmma() {
+  if (pendingWgmmaAccumulators.empty() && pendingWgmmaFragments.empty())
+    return;
+  line() << "tilec::device::wgmma_wait_group<0>(); // the wgmmas in flight\n";
+  for (const std::string &acc : pendingWgmmaAccumulators)
+    for (const auto &[name, slots] : wgmmaAccumulators)
+      if (name == acc)
+        line() << "#pragma unroll\n"
+               << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << slots
+               << "; ++tc_s) tilec::device::wgmma_fence_operand(" << acc << "[tc_s]);\n";
+  pendingWgmmaFragments.clear();
+  pendingWgmmaAccumulators.clear();
+}
+
+bool KernelEmitter::touchesPendingWgmma(Operation *op) const {
+  if (pendingWgmmaFragments.empty())
+    return false;
+  bool touches = false;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType>(v.getType()) && pendingWgmmaFragments.count(gpu::baseBuffer(v)))
+        touches = true;
+  });
+  return touches;
+}
+
+LogicalResult KernelEmitter::emitBlock(Block &block, bool keepWgmmaPending) {
+  size_t pendingBefore = pendingWgmmaAccumulators.size();
+  for (Operation &op : block) {
+    if (touchesPendingWgmma(&op))
+      flushWgmma();
     if (failed(emitOp(&op)))
       return failure();
+  }
+  // Issued in this block: waited for before leaving it (a loop's next iteration, a branch's join).
+  if (!keepWgmmaPending && pendingWgmmaAccumulators.size() > pendingBefore)
+    flushWgmma();
   return success();
 }
 
@@ -630,7 +673,15 @@ LogicalResult KernelEmitter::emit() {
   });
   if (failed(result))
     return failure();
+  kernel.walk([&](GemmOp gemm) {
+    if (gemm->hasAttr(gpu::kWgmmaAttr)) {
+      const Buffer &c = buffer(gemm.getC());
+      if (c.layout && llvm::none_of(wgmmaAccumulators, [&](const auto &acc) { return acc.first == c.var; }))
+        wgmmaAccumulators.push_back({c.var, c.layout->numSlots()});
+    }
+  });
   result = emitBlock(kernel.getBodyBlock());
+  flushWgmma(); // a block may not exit while its wgmmas read its shared memory
   --indent;
   os << "}\n";
   return result;

@@ -140,6 +140,9 @@ LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   if (failed(emitPrefetch(loop, copies, slice, next, "((" + next + " - " + lo + ") % " + std::to_string(stages) + ")",
                           hi)))
     return failure();
+  // wgmmas still in flight at the end of an iteration are waited for there, not at the next iteration's barrier:
+  // left in flight across the back edge, ptxas serialises every wgmma of the kernel (C7515: it sees the
+  // loop-carried accumulators defined between the wgmma and its wait), measured on gemm.tile and attn_fwd.
   LogicalResult r = emitBlock(loop.getBodyBlock());
   close();
   line() << "tilec::device::cp_async_wait_all();\n";

@@ -6,8 +6,12 @@
 // mma.sync's, slot for slot, so the surrounding code is the same on every arch; emitGemm wraps this in
 // `#if defined(__CUDA_ARCH_FEAT_SM90_ALL)` with the mma.sync lowering as the other branch.
 //
-// Each gemm waits for its own wgmmas (commit, wait 0) before it ends: the ops after it read the accumulator, and
-// a pipelined loop's next copies overwrite the shared buffers it read.
+// A gemm's wgmmas stay in flight after it (one commit group): the emitter waits (wait_group 0, then an empty asm
+// on each accumulator register so that the compiler cannot move reads above the wait) before the first later op
+// that touches the accumulator or the register A operand, before every barrier (after it, other threads may
+// overwrite the shared operands: the next stage's prefetch, or a tile tile-place-barriers protected), and at the
+// end of the block. So independent work (another gemm, element-wise ops on other fragments, global atomics)
+// overlaps the tensor cores.
 #include "EmitterImpl.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -168,12 +172,13 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
            << "), tc_desc_b + (" << wb.kStepUnits << "));\n";
   }
   close();
-  line() << "tilec::device::wgmma_commit_group();\n";
-  line() << "tilec::device::wgmma_wait_group<0>();\n";
-  line() << "#pragma unroll\n";
-  line() << "for (int tc_s = 0; tc_s < " << n / 2 << "; ++tc_s) tilec::device::wgmma_fence_operand(" << c.var
-         << "[tc_s]);\n";
+  line() << "tilec::device::wgmma_commit_group(); // in flight until an op touches " << c.var
+         << (registerA ? " or " + a.var : "") << ", a barrier, or the block's end\n";
   close();
+  pendingWgmmaAccumulators.push_back(c.var);
+  pendingWgmmaFragments.insert(gemm.getC());
+  if (registerA)
+    pendingWgmmaFragments.insert(gpu::baseBuffer(gemm.getA()));
   return success();
 }
 

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -174,7 +175,8 @@ public:
   std::string convert(const std::string &expr, mlir::Type from, mlir::Type to) const;
   int64_t knownDivisor(mlir::Value v) const;
 
-  mlir::LogicalResult emitBlock(mlir::Block &block);
+  /// Emits the block's ops; unless `keepWgmmaPending`, waits at its end for wgmmas issued in it (flushWgmma).
+  mlir::LogicalResult emitBlock(mlir::Block &block, bool keepWgmmaPending = false);
   mlir::LogicalResult emitOp(mlir::Operation *op);
   mlir::LogicalResult emitScalarOp(mlir::Operation *op);
   mlir::LogicalResult emitParallel(tile::ParallelOp op);
@@ -188,6 +190,10 @@ public:
   /// __syncthreads(), preceded where the kernel uses wgmma by the proxy fence that makes the block's shared-memory
   /// writes visible to wgmma's operand reads (they go through the async proxy).
   void emitBarrier();
+  /// Waits for the wgmmas in flight (wgmma.wait_group 0) and pins their accumulators after the wait, if any are.
+  void flushWgmma();
+  /// The wgmma accumulators and register A operands an op reads or writes, in flight: it must wait first.
+  bool touchesPendingWgmma(mlir::Operation *op) const;
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
   mlir::LogicalResult emitPipelined(tile::PipelinedOp op);    // EmitPipelined.cpp
@@ -210,6 +216,13 @@ public:
   bool asyncCopies = false;
   // Some gemm of the kernel runs on wgmma (tile.wgmma): shared memory is 1024-byte aligned and barriers fence.
   bool usesWgmma = false;
+  // wgmma gemms are left in flight after they are issued (EmitWgmma.cpp): until an op touches their accumulator
+  // or register A operand, a barrier, or the end of the block. Their fragments (base buffers) and accumulators.
+  llvm::DenseSet<mlir::Value> pendingWgmmaFragments;
+  std::vector<std::string> pendingWgmmaAccumulators;
+  // Every wgmma accumulator of the kernel (C name, slots): a barrier waits for all, since a pipelined loop's
+  // barrier follows the previous iteration's gemms, which the emitter has not seen yet when it emits it.
+  std::vector<std::pair<std::string, int64_t>> wgmmaAccumulators;
   // Device functions the kernels of one file share (name -> definition), emitted before the first kernel.
   std::map<std::string, std::string> *functions = nullptr;
 };

@@ -45,6 +45,10 @@ __device__ __forceinline__ void fence_shared_for_wgmma() { asm volatile("fence.p
 
 #else
 
+// Other archs run the mma.sync branch of the same kernels; the waits and fences around it are no-ops there.
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {}
+__device__ __forceinline__ void wgmma_fence_operand(float &) {}
 __device__ __forceinline__ void fence_shared_for_wgmma() {}
 
 #endif
