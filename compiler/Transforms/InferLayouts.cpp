@@ -314,8 +314,9 @@ private:
 
   // Step 6: which tensor-core gemms also fit Hopper's warpgroup mma, wgmma.mma_async m64nNk16 (the emitter then
   // emits it for sm_90a beside mma.sync for other archs). The accumulator layout is the same for both when every
-  // warp holds 16 whole rows ("m16n8k16 warps Wx1", M = 16 W, W a multiple of 4): warp w of warpgroup g holds rows
-  // 64 g + 16 w, which is where wgmma puts them, and its n8 atoms are wgmma's accumulator registers in order. B is
+  // warp holds 16 rows of its warp tile ("m16n8k16 warps AxB", M = 16 A, A a multiple of 4): the 4 warps of a
+  // warpgroup then hold the 64 rows of one M block (warp w at 16 (w % 4)) and the same N columns, which is where
+  // wgmma m64nNk16 puts them for N = the warp tile's width, and a warp's n8 atoms are its registers in order. B is
   // read from shared memory through a descriptor, A from shared memory too or from registers (in mma.sync's A
   // layout, which is wgmma's). The descriptors describe the 128-byte swizzle: each shared operand's rows (its K
   // extent when K-major, its M or N extent when transposed) must be a multiple of 128 bytes.
@@ -324,9 +325,12 @@ private:
       auto warps = gpu::mmaWarps(gemm);
       auto c = shapeOf(gemm.getC());
       Type element = getElementTypeOf(gemm.getB().getType());
-      if (!warps || warps->second != 1 || warps->first % 4 != 0 || c.size() != 2 || c[0] != 16 * warps->first ||
-          c[1] % 8 != 0 || c[1] > 256 || !(element.isBF16() || element.isF16()) ||
-          getElementTypeOf(gemm.getA().getType()) != element)
+      if (!warps || warps->first % 4 != 0 || c.size() != 2 || c[0] != 16 * warps->first ||
+          !(element.isBF16() || element.isF16()) || getElementTypeOf(gemm.getA().getType()) != element)
+        return;
+      // Warpgroups: wm / 4 along M (64 rows each), wn along N (tileN columns each).
+      int64_t tileN = c[1] / warps->second, panelCols = 128 / gpu::elementBytes(element);
+      if (tileN % 8 != 0 || tileN > 256)
         return;
       auto sharedRowsFit = [&](Value v) {
         if (!v.getDefiningOp<AllocOp>() || !isIn(v, MemorySpace::Shared))
@@ -336,17 +340,20 @@ private:
       };
       if (!sharedRowsFit(gemm.getB()))
         return;
+      // A K x N B (N-major) is read a warpgroup's columns at a time: they must start on a panel.
+      if (!gemm.getTransposeB() && warps->second > 1 && tileN % panelCols != 0)
+        return;
       Value a = gemm.getA();
       if (isFragmentAlloc(a)) {
         auto s = shapeOf(a);
         if (gemm.getTransposeA() || s.size() != 2 ||
-            !cuda::registerAccessMap(FragmentLayout::mmaOperandA(s[0], s[1], warps->first, 1),
+            !cuda::registerAccessMap(FragmentLayout::mmaOperandA(s[0], s[1], warps->first, warps->second),
                                      layouts.find(a)->second, {0, 1}))
           return;
       } else if (!sharedRowsFit(a)) {
         return;
       }
-      gemm->setAttr(gpu::kWgmmaAttr, StringAttr::get(kernel.getContext(), "m64n" + std::to_string(c[1]) + "k16"));
+      gemm->setAttr(gpu::kWgmmaAttr, StringAttr::get(kernel.getContext(), "m64n" + std::to_string(tileN) + "k16"));
     });
   }
 

@@ -1,6 +1,6 @@
 // tile.gemm on Hopper's warpgroup mma (wgmma.mma_async m64nNk16, sm_90a), for gemms tile-infer-layouts marked
-// `tile.wgmma`: every warp holds 16 whole rows of the accumulator, so each warpgroup (4 warps) owns 64 rows and
-// issues one wgmma per k-step of 16 for all N columns. B, and A unless it is in registers, are read from shared
+// `tile.wgmma`: every warp holds 16 whole rows of its warp tile and 4 warps share its columns, so each warpgroup
+// (4 warps) owns a 64-row x N block and issues one wgmma per k-step of 16 for it. B, and A unless it is in registers, are read from shared
 // memory by the tensor cores through descriptors of the 128-byte swizzle (tile-plan-shared-memory laid the tiles
 // out for it: 1024-byte aligned, 128-byte panels where rows are wider). The accumulator's registers are
 // mma.sync's, slot for slot, so the surrounding code is the same on every arch; emitGemm wraps this in
@@ -82,26 +82,30 @@ struct OperandWalk {
   std::string kStepUnits; // C expression in tc_kk: 16-byte units to add to the descriptor at k-step tc_kk
 };
 
-/// `rowsAlongK`: the tile is K x (M or N) (MN-major); else (M or N) x K (K-major). `groupOffsetRows`: the M or N
-/// offset of this warpgroup's 64 rows (an expression; "0" for B).
-OperandWalk walkOperand(const KernelEmitter &e, const Buffer &b, bool rowsAlongK, const std::string &group) {
+/// `rowsAlongK`: the tile is K x (M or N) (MN-major); else (M or N) x K (K-major). This warpgroup's block along M
+/// or N is number `block` (an expression; "0" for the first) of `blockExtent` rows or columns: a multiple of 8 when
+/// K-major (8-row groups), of the panel width when MN-major (planWgmma checks both).
+OperandWalk walkOperand(const Buffer &b, bool rowsAlongK, const std::string &block, int64_t blockExtent) {
   int64_t rows = b.shape[0], bytes = gpu::elementBytes(b.element), panelCols = kPanelBytes / bytes;
   int64_t stepsPerPanel = panelCols / 16;
   OperandWalk w;
+  auto offset = [&](int64_t bytesPerBlock) {
+    return block == "0" ? b.addrVar
+                        : "(" + b.addrVar + " + (unsigned)" + block + " * " + std::to_string(bytesPerBlock) + "u)";
+  };
   if (rowsAlongK) {
-    // K x MN: 16 rows of K per step (two 1024-byte atoms); the warpgroup's 64 columns are panel `group`.
+    // K x MN: 16 rows of K per step (two 1024-byte atoms); the block's columns start blockExtent / panelCols
+    // panels in, panels `rows` x 128 bytes apart (the descriptor's leading offset).
     w.leadingBytes = rows * kPanelBytes;
-    w.base = group == "0" ? b.addrVar : "(" + b.addrVar + " + (unsigned)" + group + " * " + std::to_string(rows * kPanelBytes) + "u)";
+    w.base = offset(blockExtent / panelCols * rows * kPanelBytes);
     w.kStepUnits = "tc_kk * " + std::to_string(16 * kPanelBytes / 16);
   } else {
     // MN x K: a k-step moves 32 bytes within a 128-byte row of a panel; every `stepsPerPanel` steps the next panel.
     w.leadingBytes = 16;
-    w.base = group == "0" ? b.addrVar
-                          : "(" + b.addrVar + " + (unsigned)" + group + " * " + std::to_string(64 * kPanelBytes) + "u)";
+    w.base = offset(blockExtent * kPanelBytes);
     w.kStepUnits = "(tc_kk / " + std::to_string(stepsPerPanel) + ") * " + std::to_string(rows * kPanelBytes / 16) +
                    " + (tc_kk % " + std::to_string(stepsPerPanel) + ") * 2";
   }
-  (void)e;
   return w;
 }
 
@@ -109,10 +113,16 @@ OperandWalk walkOperand(const KernelEmitter &e, const Buffer &b, bool rowsAlongK
 
 LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
   const Buffer &a = buffer(gemm.getA()), &b = buffer(gemm.getB()), &c = buffer(gemm.getC());
-  int64_t m = c.shape[0], n = c.shape[1], warps = threads / 32;
+  std::optional<std::pair<int64_t, int64_t>> warps = gpu::mmaWarps(gemm);
+  if (!warps)
+    return gemm.emitError("gemm marked for wgmma has no warp partition");
+  // Warps wm x wn: warpgroup g (warps 4g .. 4g+3) holds rows of M block g % (wm / 4) and the columns of N block
+  // g / (wm / 4), as mma_c puts them (warp w: M index w % wm, N index w / wm).
+  const auto [wm, wn] = *warps;
+  int64_t m = c.shape[0], n = c.shape[1], tileN = wn > 0 ? n / wn : 0, groupsM = wm / 4;
   int64_t k = gemm.getTransposeA() ? a.shape[0] : a.shape[1], steps = k / 16;
   bool registerA = a.space != MemorySpace::Shared;
-  if (m != 16 * warps || warps % 4 || n % 8 || n > 256 || k % 16 || c.layout->numSlots() != n / 2)
+  if (wm % 4 || m != 16 * wm || tileN % 8 || tileN > 256 || k % 16 || c.layout->numSlots() != tileN / 2)
     return gemm.emitError("gemm marked for wgmma does not have one 64-row block per warpgroup");
   for (const Buffer *s : {&a, &b})
     if (s->space == MemorySpace::Shared && (s->shape.size() != 2 || s->swizzle.mask != 7 ||
@@ -121,24 +131,27 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
                             "(run tile-plan-shared-memory)");
   std::optional<SlotMap> aMap;
   if (registerA) {
-    aMap = registerAccessMap(FragmentLayout::mmaOperandA(m, k, warps, 1), *a.layout, {0, 1});
+    aMap = registerAccessMap(FragmentLayout::mmaOperandA(m, k, wm, wn), *a.layout, {0, 1});
     if (!aMap)
       return gemm.emitError("register A operand is not in the mma A layout");
   }
   if (!functions)
     return gemm.emitError("internal: no place to define wgmma functions");
-  std::string fn = wgmmaFunction(*functions, n, a.element.isF16(), registerA);
+  std::string fn = wgmmaFunction(*functions, tileN, a.element.isF16(), registerA);
   bool transB = !gemm.getTransposeB(); // wgmma's "transposed" B is N-major: our K x N tile
   bool transA = gemm.getTransposeA();
   open("{ // gemm " + a.var + (gemm.getTransposeA() ? "^T" : "") + " x " + b.var + (gemm.getTransposeB() ? "^T" : "") +
-       " -> " + c.var + ": wgmma m64n" + std::to_string(n) + "k16, " + std::to_string(warps / 4) +
-       " warpgroup(s) of 64 rows" + (registerA ? ", A in registers" : ""));
-  std::string group = warps > 4 && !registerA ? "tc_group" : "0";
-  if (group != "0")
+       " -> " + c.var + ": wgmma m64n" + std::to_string(tileN) + "k16, warpgroups " + std::to_string(groupsM) + "x" +
+       std::to_string(wn) + " of 64 x " + std::to_string(tileN) + (registerA ? ", A in registers" : ""));
+  std::string blockM = groupsM == 1 ? "0" : wn == 1 ? "tc_group" : "(tc_group % " + std::to_string(groupsM) + ")";
+  std::string blockN = wn == 1 ? "0" : groupsM == 1 ? "tc_group" : "(tc_group / " + std::to_string(groupsM) + ")";
+  if (registerA)
+    blockM = "0"; // A's registers are this warp's own rows
+  if (blockM != "0" || blockN != "0")
     line() << "const int tc_group = tid / 128;\n";
   if (gemm.getClear()) {
     line() << "#pragma unroll\n";
-    line() << "for (int tc_s = 0; tc_s < " << n / 2 << "; ++tc_s) " << c.var << "[tc_s] = 0.0f;\n";
+    line() << "for (int tc_s = 0; tc_s < " << tileN / 2 << "; ++tc_s) " << c.var << "[tc_s] = 0.0f;\n";
   }
   if (registerA) {
     // Every k-step's A registers first: writing them between wgmmas would make ptxas fence (and wait) again.
@@ -154,12 +167,12 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
     close();
   }
   line() << "tilec::device::wgmma_fence();\n";
-  OperandWalk wb = walkOperand(*this, b, transB, "0");
+  OperandWalk wb = walkOperand(b, transB, blockN, tileN);
   line() << "const unsigned long long tc_desc_b = tilec::device::wgmma_descriptor(" << wb.base << ", "
          << wb.leadingBytes << "u, " << kAtomBytes << "u);\n";
   std::optional<OperandWalk> wa;
   if (!registerA) {
-    wa = walkOperand(*this, a, transA, group);
+    wa = walkOperand(a, transA, blockM, 64);
     line() << "const unsigned long long tc_desc_a = tilec::device::wgmma_descriptor(" << wa->base << ", "
            << wa->leadingBytes << "u, " << kAtomBytes << "u);\n";
   }
