@@ -432,15 +432,10 @@ LogicalResult KernelEmitter::emitScalarOp(Operation *op) {
 
 void KernelEmitter::emitBarrier() {
   if (usesWgmma) {
-    // After the barrier any thread may overwrite a shared tile a wgmma of this warpgroup still reads (the next
-    // stage's prefetch, a tile rewritten after tile-place-barriers' barrier): every wgmma completes first.
-    line() << "tilec::device::wgmma_wait_group<0>();\n";
-    for (const auto &[acc, slots] : wgmmaAccumulators)
-      line() << "#pragma unroll\n"
-             << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << slots
-             << "; ++tc_s) tilec::device::wgmma_fence_operand(" << acc << "[tc_s]);\n";
-    pendingWgmmaFragments.clear();
-    pendingWgmmaAccumulators.clear();
+    // After the barrier any thread may overwrite a shared tile a wgmma of this warpgroup still reads (a tile
+    // tile-place-barriers protected, the next stage's prefetch): the wgmmas in flight complete first. None are in
+    // flight across a loop's back edge (each block waits for its own), so the emitter's state is the program's.
+    flushWgmma();
     line() << "tilec::device::fence_shared_for_wgmma();\n";
   }
   line() << "__syncthreads();\n";

@@ -41,7 +41,8 @@ std::string wgmmaFunction(std::map<std::string, std::string> &functions, int64_t
      << (registerA ? "; A in registers (mma.sync's A fragment), B" : "; A and B") << " through shared-memory descriptors.\n";
   os << "template <" << (registerA ? "" : "int TransA, ") << "int TransB>\n";
   os << "__device__ __forceinline__ void " << name << "(float *d, "
-     << (registerA ? "const unsigned *a" : "unsigned long long desc_a") << ", unsigned long long desc_b) {\n";
+     << (registerA ? "const unsigned *a" : "unsigned long long desc_a")
+     << ", unsigned long long desc_b, int accumulate) {\n";
   os << "  asm volatile(\n";
   os << "      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << scaleOperand << ", 0;\\n\"\n";
   os << "      \"wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "." << type << " {\"\n";
@@ -69,7 +70,7 @@ std::string wgmmaFunction(std::map<std::string, std::string> &functions, int64_t
     os << "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), ";
   else
     os << "\"l\"(desc_a), ";
-  os << "\"l\"(desc_b), \"r\"(1), " << (registerA ? "" : "\"n\"(TransA), ") << "\"n\"(TransB)\n";
+  os << "\"l\"(desc_b), \"r\"(accumulate), " << (registerA ? "" : "\"n\"(TransA), ") << "\"n\"(TransB)\n";
   os << "      : \"memory\");\n}\n";
   functions[name] = os.str();
   return name;
@@ -149,10 +150,9 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
     blockM = "0"; // A's registers are this warp's own rows
   if (blockM != "0" || blockN != "0")
     line() << "const int tc_group = tid / 128;\n";
-  if (gemm.getClear()) {
-    line() << "#pragma unroll\n";
-    line() << "for (int tc_s = 0; tc_s < " << tileN / 2 << "; ++tc_s) " << c.var << "[tc_s] = 0.0f;\n";
-  }
+  // `clear`: the first k-step ignores the accumulator (scale-d 0) rather than zeroing it first; zeroing registers
+  // while an earlier gemm's wgmmas are in flight makes ptxas wait for those (C7517).
+  std::string accumulate = gemm.getClear() ? "tc_kk > 0" : "1";
   if (registerA) {
     // Every k-step's A registers first: writing them between wgmmas would make ptxas fence (and wait) again.
     line() << "unsigned tc_a[" << steps << "][4];\n";
@@ -179,10 +179,11 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
   line() << "#pragma unroll\n";
   open("for (int tc_kk = 0; tc_kk < " + std::to_string(steps) + "; ++tc_kk)");
   if (registerA) {
-    line() << fn << "<" << transB << ">(" << c.var << ", tc_a[tc_kk], tc_desc_b + (" << wb.kStepUnits << "));\n";
+    line() << fn << "<" << transB << ">(" << c.var << ", tc_a[tc_kk], tc_desc_b + (" << wb.kStepUnits << "), "
+           << accumulate << ");\n";
   } else {
     line() << fn << "<" << transA << ", " << transB << ">(" << c.var << ", tc_desc_a + (" << wa->kStepUnits
-           << "), tc_desc_b + (" << wb.kStepUnits << "));\n";
+           << "), tc_desc_b + (" << wb.kStepUnits << "), " << accumulate << ");\n";
   }
   close();
   line() << "tilec::device::wgmma_commit_group(); // in flight until an op touches " << c.var

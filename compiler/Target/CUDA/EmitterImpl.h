@@ -220,8 +220,7 @@ public:
   // or register A operand, a barrier, or the end of the block. Their fragments (base buffers) and accumulators.
   llvm::DenseSet<mlir::Value> pendingWgmmaFragments;
   std::vector<std::string> pendingWgmmaAccumulators;
-  // Every wgmma accumulator of the kernel (C name, slots): a barrier waits for all, since a pipelined loop's
-  // barrier follows the previous iteration's gemms, which the emitter has not seen yet when it emits it.
+  // Every wgmma accumulator of the kernel (C name, slots).
   std::vector<std::pair<std::string, int64_t>> wgmmaAccumulators;
   // Device functions the kernels of one file share (name -> definition), emitted before the first kernel.
   std::map<std::string, std::string> *functions = nullptr;

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -121,4 +122,34 @@ TEST_CASE("the first disk hit of a fresh process does not map NVRTC", "[cache][w
   const std::string withoutNvrtc = std::string("TILEC_NVRTC_LIBRARY=") + kMissingNvrtc;
   CHECK(runHelper(withoutNvrtc, directory.path(), "warm").rfind("disk nvrtc=unmapped", 0) == 0);
   CHECK_THAT(runHelper(withoutNvrtc, directory.path(), "cold"), Catch::Contains("NVRTC could not be loaded"));
+}
+
+TEST_CASE("TILEC_CUDA_ARCH picks the arch when the caller gives none, and must name a real GPU", "[runtime]") {
+  // No driver is loaded: the override is used instead of asking the device (the mma.sync branch of wgmma kernels
+  // is run on a Hopper GPU with TILEC_CUDA_ARCH=sm_90).
+  RuntimeOptions options;
+  options.cacheDirectory = "";
+  options.driverLibrary = "/nonexistent/tilec-test/libcuda.so.1";
+  Runtime runtime(options);
+  ::setenv("TILEC_CUDA_ARCH", "sm_90", 1);
+  CompileResult compiled;
+  try {
+    compiled = runtime.compile(kTinyKernel, {});
+  } catch (const CompileError &error) {
+    ::unsetenv("TILEC_CUDA_ARCH");
+    if (std::string(error.what()).find("could not be loaded") != std::string::npos) {
+      WARN("SKIPPED: no NVRTC (" << error.what() << ")");
+      return;
+    }
+    FAIL(error.what());
+  }
+  CHECK(compiled.cubin->arch == "sm_90");
+  // The caller's arch wins over the variable.
+  CHECK(runtime.compile(kTinyKernel, {"sm_90a"}).cubin->arch == "sm_90a");
+  ::setenv("TILEC_CUDA_ARCH", "compute_90", 1);
+  CHECK_THROWS_WITH(runtime.compile(kTinyKernel, {}),
+                    Catch::Contains("TILEC_CUDA_ARCH must name a real GPU such as sm_90 or sm_90a, got 'compute_90'"));
+  ::unsetenv("TILEC_CUDA_ARCH");
+  // Without it, a compile that must ask the (missing) driver fails saying so.
+  CHECK_THROWS_AS(runtime.compile(kTinyKernel, {}), NoDriverError);
 }
