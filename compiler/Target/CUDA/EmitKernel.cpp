@@ -430,43 +430,6 @@ LogicalResult KernelEmitter::emitScalarOp(Operation *op) {
       });
 }
 
-void KernelEmitter::emitBarrier() {
-  if (usesWgmma) {
-    // After the barrier any thread may overwrite a shared tile a wgmma of this warpgroup still reads (a tile
-    // tile-place-barriers protected, the next stage's prefetch): the wgmmas in flight complete first. None are in
-    // flight across a loop's back edge (each block waits for its own), so the emitter's state is the program's.
-    flushWgmma();
-    line() << "tilec::device::fence_shared_for_wgmma();\n";
-  }
-  line() << "__syncthreads();\n";
-}
-
-void KernelEmitter::flushWgmma() {
-  if (pendingWgmmaAccumulators.empty() && pendingWgmmaFragments.empty())
-    return;
-  line() << "tilec::device::wgmma_wait_group<0>(); // the wgmmas in flight\n";
-  for (const std::string &acc : pendingWgmmaAccumulators)
-    for (const auto &[name, slots] : wgmmaAccumulators)
-      if (name == acc)
-        line() << "#pragma unroll\n"
-               << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << slots
-               << "; ++tc_s) tilec::device::wgmma_fence_operand(" << acc << "[tc_s]);\n";
-  pendingWgmmaFragments.clear();
-  pendingWgmmaAccumulators.clear();
-}
-
-bool KernelEmitter::touchesPendingWgmma(Operation *op) const {
-  if (pendingWgmmaFragments.empty())
-    return false;
-  bool touches = false;
-  op->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (isa<MemRefType>(v.getType()) && pendingWgmmaFragments.count(gpu::baseBuffer(v)))
-        touches = true;
-  });
-  return touches;
-}
-
 LogicalResult KernelEmitter::emitBlock(Block &block, bool keepWgmmaPending) {
   size_t pendingBefore = pendingWgmmaAccumulators.size();
   for (Operation &op : block) {
