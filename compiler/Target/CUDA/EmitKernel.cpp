@@ -485,13 +485,6 @@ LogicalResult KernelEmitter::emit() {
   });
   if (failed(result))
     return failure();
-  kernel.walk([&](GemmOp gemm) {
-    if (gemm->hasAttr(gpu::kWgmmaAttr)) {
-      const Buffer &c = buffer(gemm.getC());
-      if (c.layout && llvm::none_of(wgmmaAccumulators, [&](const auto &acc) { return acc.first == c.var; }))
-        wgmmaAccumulators.push_back({c.var, c.layout->numSlots()});
-    }
-  });
   result = emitBlock(kernel.getBodyBlock());
   flushWgmma(); // a block may not exit while its wgmmas read its shared memory
   --indent;

@@ -189,7 +189,7 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
   line() << "tilec::device::wgmma_commit_group(); // in flight until an op touches " << c.var
          << (registerA ? " or " + a.var : "") << ", a barrier, or the block's end\n";
   close();
-  pendingWgmmaAccumulators.push_back(c.var);
+  pendingWgmmaAccumulators.push_back({c.var, tileN / 2});
   pendingWgmmaFragments.insert(gemm.getC());
   if (registerA)
     pendingWgmmaFragments.insert(gpu::baseBuffer(gemm.getA()));
@@ -211,12 +211,10 @@ void KernelEmitter::flushWgmma() {
   if (pendingWgmmaAccumulators.empty() && pendingWgmmaFragments.empty())
     return;
   line() << "tilec::device::wgmma_wait_group<0>(); // the wgmmas in flight\n";
-  for (const std::string &acc : pendingWgmmaAccumulators)
-    for (const auto &[name, slots] : wgmmaAccumulators)
-      if (name == acc)
-        line() << "#pragma unroll\n"
-               << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << slots
-               << "; ++tc_s) tilec::device::wgmma_fence_operand(" << acc << "[tc_s]);\n";
+  for (const auto &[acc, slots] : pendingWgmmaAccumulators)
+    line() << "#pragma unroll\n"
+           << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << slots
+           << "; ++tc_s) tilec::device::wgmma_fence_operand(" << acc << "[tc_s]);\n";
   pendingWgmmaFragments.clear();
   pendingWgmmaAccumulators.clear();
 }

@@ -217,11 +217,10 @@ public:
   // Some gemm of the kernel runs on wgmma (tile.wgmma): shared memory is 1024-byte aligned and barriers fence.
   bool usesWgmma = false;
   // wgmma gemms are left in flight after they are issued (EmitWgmma.cpp): until an op touches their accumulator
-  // or register A operand, a barrier, or the end of the block. Their fragments (base buffers) and accumulators.
+  // or register A operand, a barrier, or the end of the block. Their fragments (base buffers) and accumulators
+  // (C name, slots).
   llvm::DenseSet<mlir::Value> pendingWgmmaFragments;
-  std::vector<std::string> pendingWgmmaAccumulators;
-  // Every wgmma accumulator of the kernel (C name, slots).
-  std::vector<std::pair<std::string, int64_t>> wgmmaAccumulators;
+  std::vector<std::pair<std::string, int64_t>> pendingWgmmaAccumulators;
   // Device functions the kernels of one file share (name -> definition), emitted before the first kernel.
   std::map<std::string, std::string> *functions = nullptr;
 };
