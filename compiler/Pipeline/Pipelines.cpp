@@ -4,6 +4,7 @@
 namespace tilec {
 
 void buildGpuLoweringPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createUnswitchParallel());
   pm.addPass(createInferLayouts());
   pm.addPass(createMultiBuffer());
   pm.addPass(createPlanSharedMemory());

@@ -33,10 +33,101 @@ std::optional<VectorWidth> vectorWidth(int64_t bytes) {
 
 } // namespace
 
+/// The row-strided form of emitVectorGlobalToShared, where the threads together cover whole rows of a 2-d tile in
+/// each step (threads x vec a multiple of the row length, every step full): each thread's column and first row are
+/// fixed, and each step moves it `rows` rows down. Its source address, shared address and bounds are then computed
+/// once, and a step adds constants to them: NVVM does not strength-reduce the 64-bit index arithmetic of the general
+/// form (about 20 integer instructions per 16-byte chunk in the flash-attention loops, a third of their instructions).
+/// The shared offset must step by the same amount for every thread, which is checked against the tile's swizzle here
+/// (true for every swizzle tile-plan-shared-memory picks when `rows` is a multiple of 8). False when the form does not
+/// apply; nothing is emitted then.
+static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst,
+                                         int64_t vec) {
+  const Buffer &g = *src.buffer, &s = *dst.buffer;
+  std::vector<int64_t> shape = squeeze(s.shape);
+  if (shape.size() != 2)
+    return false;
+  int64_t rows = shape[0], cols = shape[1], threads = e.threads;
+  if ((threads * vec) % cols != 0 || (rows * cols) % (threads * vec) != 0)
+    return false;
+  int64_t step = threads * vec / cols, iterations = rows * cols / (threads * vec);
+  // The shared offset of (r + k step, c) must be that of (r, c) plus k times one constant, for every thread's (r, c).
+  int64_t bytes = gpu::elementBytes(s.element), tileCols = s.shape.back();
+  auto offset = [&](int64_t r, int64_t c) { return s.swizzle.apply(r, c, tileCols, bytes); };
+  int64_t delta = offset(step, 0) - offset(0, 0);
+  for (int64_t t = 0; t < threads; ++t) {
+    int64_t r = t * vec / cols, c = t * vec % cols;
+    for (int64_t k = 1; k < iterations; ++k)
+      if (offset(r + k * step, c) != offset(r, c) + k * delta)
+        return false;
+  }
+  // The global dim the tile's rows run along, and its stride in elements.
+  int rowDim = -1;
+  for (size_t d = 0; d < src.window.size(); ++d)
+    if (src.window[d] != 1) {
+      rowDim = int(d);
+      break;
+    }
+  if (rowDim < 0)
+    return false;
+  std::string stride;
+  for (size_t d = rowDim + 1; d < g.dims.size(); ++d)
+    stride += (stride.empty() ? "" : " * ") + g.dims[d];
+  e.open("{ // copy " + gpu::nameOf(copy.getSource()) + " -> " + s.var + ": 16-byte vectors, " +
+         std::to_string(rows * cols / vec) + " chunks, " + std::to_string(step) + " rows per step");
+  std::string row = e.fresh("c0"), col = e.fresh("c1");
+  e.line() << "const int " << row << " = (tid * " << vec << ") / " << cols << ";\n";
+  e.line() << "const int " << col << " = (tid * " << vec << ") % " << cols << ";\n";
+  std::vector<std::string> base = src.baseCoords({row, col});
+  std::string from = e.fresh("src"), to = e.fresh("dst"), lo = e.fresh("rows_lo"), hi = e.fresh("rows_hi");
+  std::string type = KernelEmitter::cType(g.element);
+  e.line() << "const " << type << " *const " << from << " = &" << g.var << "[" << e.linearIndex(g, base) << "];\n";
+  e.line() << "const unsigned " << to << " = " << e.sharedAddress(s, e.sharedIndex(s, [&] {
+    std::vector<std::string> tileCoords;
+    size_t k = 0;
+    for (int64_t x : s.shape)
+      tileCoords.push_back(x == 1 ? "0" : (k++ == 0 ? row : col));
+    return tileCoords;
+  }())) << ";\n";
+  // Bounds: every dim but the rows' once; the rows' as the step range [lo, hi) of rows inside the tensor, clamped to
+  // the tile so that each chunk compares two ints.
+  std::string rowCoord = base[rowDim];
+  std::string fixed;
+  for (size_t d = 0; d < base.size(); ++d) {
+    bool windowInside = src.offsets.empty() && g.shape[d] != ShapedType::kDynamic;
+    if (int(d) == rowDim || windowInside)
+      continue;
+    fixed += (fixed.empty() ? "" : " && ") + std::string("(unsigned long long)(") + base[d] +
+             ") < (unsigned long long)(" + g.dims[d] + ")";
+  }
+  std::string rowsTotal = std::to_string(rows);
+  e.line() << "const int " << lo << " = (int)min(max(-(long long)(" << rowCoord << "), 0LL), " << rowsTotal
+           << "LL);\n";
+  e.line() << "const int " << hi << " = (int)min(max((long long)(" << g.dims[rowDim] << ") - (long long)("
+           << rowCoord << "), 0LL), " << rowsTotal << "LL);\n";
+  std::string it = e.fresh("it");
+  e.line() << "#pragma unroll\n";
+  e.open("for (int " + it + " = 0; " + it + " < " + std::to_string(iterations) + "; ++" + it + ")");
+  std::string stepRows = it + " * " + std::to_string(step);
+  std::string pred = lo + " <= " + stepRows + " && " + stepRows + " < " + hi + (fixed.empty() ? "" : " && " + fixed);
+  std::string address = from + " + (long long)" + stepRows + " * " + (stride.empty() ? "1" : stride);
+  std::string shared = "(" + to + " + " + std::to_string(delta * bytes) + "u * (unsigned)" + it + ")";
+  if (e.asyncCopies)
+    e.line() << "tilec::device::cp_async_16(" << shared << ", " << address << ", " << pred << ");\n";
+  else
+    e.line() << "tilec::device::store16_shared(" << shared << ", tilec::device::load16_pred(" << address << ", "
+             << pred << "));\n";
+  e.close();
+  e.close();
+  return true;
+}
+
 /// 16-byte copies from a global region into a whole shared tile of the same dtype, when every 16-byte chunk is
 /// either entirely inside the tensor or entirely outside it (gpu::vectorCopyElements).
 static void emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst,
                                      int64_t vec) {
+  if (emitRowStridedGlobalToShared(e, copy, src, dst, vec))
+    return;
   const Buffer &g = *src.buffer, &s = *dst.buffer;
   std::vector<int64_t> shape = squeeze(s.shape);
   int64_t elements = 1;

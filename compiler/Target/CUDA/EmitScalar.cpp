@@ -126,7 +126,7 @@ LogicalResult KernelEmitter::emitScalarOp(Operation *op) {
       .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) {
         return bind(convert(value(op->getOperand(0)), op->getOperand(0).getType(), op->getResult(0).getType()));
       })
-      .Case<math::Exp2Op>([&](auto) { return call("exp2f"); })
+      .Case<math::Exp2Op>([&](auto) { return call("tilec::device::exp2_ftz"); })
       .Case<math::Log2Op>([&](auto) { return call("log2f"); })
       .Case<math::ExpOp>([&](auto) { return call("expf"); })
       .Case<math::LogOp>([&](auto) { return call("logf"); })

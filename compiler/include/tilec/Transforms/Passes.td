@@ -81,6 +81,22 @@ def LegalizeAtomics : Pass<"tile-legalize-atomics", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def UnswitchParallel : Pass<"tile-unswitch-parallel", "::mlir::ModuleOp"> {
+  let summary = "Version tile.parallel loops on index comparisons that hold on their whole iteration space (GPU lowering)";
+  let description = [{
+    For every `arith.cmpi` (slt, sle, sgt, sge on index or i64) in a
+    `tile.parallel` body whose operands are affine in the induction variables
+    with constant coefficients, evaluates the comparison before the loop at
+    the corner of the iteration box that decides it. A comparison true at
+    its corner is true everywhere and becomes the constant true; where the
+    corner check is only known at run time, the loop is versioned:
+    `scf.if (every such check) { the loop with them true } else { the loop }`.
+    Per-element masks (sequence tails, causal masks) then cost nothing in the
+    blocks where every element passes.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def InferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every fragment a thread layout and every gemm a tensor-core plan (GPU lowering)";
   let description = [{
