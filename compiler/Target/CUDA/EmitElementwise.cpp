@@ -255,11 +255,25 @@ LogicalResult KernelEmitter::emitAtomic(const AtomicUpdate &op) {
     line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
     return success();
   }
+  // An exclusive add of a whole fragment (the block owns those elements: flash attention's dK/dV under MHA) is a
+  // read-modify-write; every read is issued before the first write (below).
+  TileRef src = ref(op.value), dst = ref(op.dest);
+  Type destElement = dst.buffer->element;
+  if (op.combiner == "add" && op.exclusive && !op.writeOnce && dst.buffer->space == MemorySpace::Global &&
+      isDistributed(*src.buffer) && isWhole(op.value) &&
+      (destElement.isF32() || destElement.isBF16() || destElement.isF16())) {
+    std::string check;
+    int64_t width = fragmentVectorElements(*this, *src.buffer, op.dest, dst, /*isLoad=*/false, check);
+    if (width > 1)
+      return withRuntimeCheck(
+          *this, check, [&] { return emitExclusiveRegionAdd(op, width); },
+          [&] { return emitExclusiveRegionAdd(op, 1); });
+    return emitExclusiveRegionAdd(op, 1);
+  }
   // Relaxed adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots that are
   // consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on sm_90: the fp32
-  // strategy's workspaces, e.g. flash attention's dQ), or, for an exclusive add, one vector load and store, and for
-  // a write-once add (the split strategy's partial slices) one vector store.
-  TileRef src = ref(op.value), dst = ref(op.dest);
+  // strategy's workspaces, e.g. flash attention's dQ), and for a write-once add (the split strategy's partial slices)
+  // one vector store.
   if (op.combiner == "add" && op.order == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
       dst.buffer->space == MemorySpace::Global && isDistributed(*src.buffer) && isWhole(op.value)) {
     std::string check;
@@ -284,9 +298,7 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
   std::string what = "atomic_" + op.combiner + " " + gpu::nameOf(op.value) + " -> " + dst.buffer->var;
   if (width > 1)
     what += ": " + std::to_string(width) +
-            (op.writeOnce   ? "-element vector stores (write once)"
-             : op.exclusive ? "-element vector adds (exclusive)"
-                            : "-element vector reductions");
+            (op.writeOnce ? "-element vector stores (write once)" : "-element vector reductions");
   SlotLoop sl = openSlotLoop(*driver, what, width);
   std::vector<std::string> coords = whole ? squeezeCoords(src.buffer->shape, sl.coords) : sl.coords;
   if (!whole && src.squeezed().empty())
@@ -303,9 +315,9 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
       values += (k ? ", " : "") +
                 convert(src.buffer->var + "[" + sl.slot + " + " + std::to_string(k) + "]", src.buffer->element, f32);
     std::string w = std::to_string(width);
-    std::string function = op.writeOnce   ? "tilec::device::store_zero_plus_f32x" + w
-                           : op.exclusive ? "tilec::device::add_f32x" + w + "_exclusive"
-                                          : "tilec::device::atomic_add_f32x" + w;
+    // (Exclusive adds that are not write-once took emitExclusiveRegionAdd.)
+    std::string function =
+        op.writeOnce ? "tilec::device::store_zero_plus_f32x" + w : "tilec::device::atomic_add_f32x" + w;
     stmt = function + "(&" + element + ", make_float" + w + "(" + values + "));";
   } else {
     std::string v = readElement(src, coords, sl);
@@ -323,6 +335,68 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
     guard = guard.empty() ? inBounds : guard + " && " + inBounds;
   line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
   closeSlotLoop(*driver);
+  return success();
+}
+
+/// An exclusive region add of a whole distributed fragment into a global f32/bf16/f16 tensor, in two passes over the
+/// thread's slots: first every old value is read (G elements per vector access, into registers), then each is added
+/// to and written back. Element by element in one pass, each store may alias the next load as far as NVVM knows, so
+/// the reads went to memory one round trip at a time (64 of them per thread at the end of every flash-attention
+/// backward block under MHA). Within the thread the elements are distinct (the fragment is not replicated) and no
+/// other thread or block touches them (exclusive), so reading them all first changes nothing.
+LogicalResult KernelEmitter::emitExclusiveRegionAdd(const AtomicUpdate &op, int64_t width) {
+  TileRef src = ref(op.value), dst = ref(op.dest);
+  const Buffer &f = *src.buffer, &g = *dst.buffer;
+  const FragmentLayout &l = *f.layout;
+  Type f32 = Float32Type::get(kernel.getContext());
+  int64_t bytes = width * gpu::elementBytes(g.element);
+  const char *rawType = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : bytes == 4 ? "unsigned" : nullptr;
+  if (width > 1 && !rawType)
+    width = 1;
+  // Reads in flight are registers: at most 16 of them per batch of slots (the backward's dK at d=128 has 32 pairs,
+  // whose reads all at once made ptxas spill).
+  int64_t perBatch = std::max<int64_t>(1, 64 / std::max<int64_t>(bytes, 4)) * width;
+  std::string what = "atomic_add " + gpu::nameOf(op.value) + " -> " + g.var + ": exclusive, every read first" +
+                     (width > 1 ? ", " + std::to_string(width) + "-element vectors" : "") +
+                     (perBatch < l.numSlots() ? ", " + std::to_string(perBatch) + " slots per batch" : "");
+  open("{ // " + what);
+  std::string element = cType(g.element);
+  for (int64_t first = 0; first < l.numSlots(); first += perBatch) {
+    int64_t end = std::min(l.numSlots(), first + perBatch);
+    std::string old = fresh("old");
+    line() << (width > 1 ? std::string(rawType) : element) << " " << old << "[" << (end - first) / width << "];\n";
+    for (int pass = 0; pass < 2; ++pass) {
+      SlotLoop sl = openSlotLoop(l, pass == 0 ? "read" : "add and write", width, first, end);
+      std::vector<std::string> base = dst.baseCoords(squeezeCoords(f.shape, sl.coords));
+      std::string inBounds = boundsCheck(dst, base);
+      std::string pred = inBounds.empty() ? "true" : inBounds;
+      std::string element0 = g.var + "[" + linearIndex(g, base) + "]";
+      std::string group = old + "[(" + sl.slot + " - " + std::to_string(first) + ") / " + std::to_string(width) + "]";
+      if (pass == 0) {
+        if (width > 1)
+          line() << group << " = tilec::device::load" << bytes << "_pred(&" << element0 << ", " << pred << ");\n";
+        else
+          line() << group << " = " << (inBounds.empty() ? element0 : "(" + inBounds + ") ? " + element0 + " : " + element + "()")
+                 << ";\n";
+      } else if (width > 1) {
+        std::string elements = fresh("elements");
+        line() << element << " *" << elements << " = reinterpret_cast<" << element << " *>(&" << group << ");\n";
+        for (int64_t k = 0; k < width; ++k) {
+          std::string e = elements + "[" + std::to_string(k) + "]";
+          std::string sum = convert(e, g.element, f32) + " + " +
+                            convert(f.var + "[" + sl.slot + " + " + std::to_string(k) + "]", f.element, f32);
+          line() << e << " = " << convert("(" + sum + ")", f32, g.element) << ";\n";
+        }
+        line() << "tilec::device::store" << bytes << "_pred(&" << element0 << ", " << group << ", " << pred << ");\n";
+      } else {
+        std::string sum = convert(group, g.element, f32) + " + " + convert(f.var + "[" + sl.slot + "]", f.element, f32);
+        std::string stmt = element0 + " = " + convert("(" + sum + ")", f32, g.element) + ";";
+        line() << (inBounds.empty() ? stmt : "if (" + inBounds + ") " + stmt) << "\n";
+      }
+      closeSlotLoop(l);
+    }
+  }
+  close();
   return success();
 }
 

@@ -181,7 +181,10 @@ std::string KernelEmitter::slotMapExpr(const SlotMap &map, const std::string &sl
   return e;
 }
 
-SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step) {
+SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step, int64_t first,
+                                     int64_t end) {
+  if (end < 0)
+    end = l.numSlots();
   SlotLoop loop;
   loop.layout = &l;
   loop.slot = fresh("slot");
@@ -198,8 +201,8 @@ SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string 
     loop.primary = fresh("primary");
     line() << "[[maybe_unused]] const bool " << loop.primary << " = " << primary << ";\n";
   }
-  line() << (l.numSlots() <= 128 ? "#pragma unroll\n" : "#pragma unroll 1\n");
-  open("for (int " + loop.slot + " = 0; " + loop.slot + " < " + std::to_string(l.numSlots()) + "; " +
+  line() << (end - first <= 128 ? "#pragma unroll\n" : "#pragma unroll 1\n");
+  open("for (int " + loop.slot + " = " + std::to_string(first) + "; " + loop.slot + " < " + std::to_string(end) + "; " +
        (step == 1 ? "++" + loop.slot : loop.slot + " += " + std::to_string(step)) + ")");
   std::string inBounds;
   for (int d = 0; d < l.rank(); ++d) {

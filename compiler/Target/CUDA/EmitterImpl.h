@@ -162,7 +162,9 @@ public:
   std::string slotMapExpr(const SlotMap &map, const std::string &slot) const;
   /// Opens `for (slot ...)` over `l`, binding coordinates; the caller emits the body, then calls closeSlotLoop.
   /// With `step` > 1 the loop visits every step-th slot (vector accesses cover the slots in between).
-  SlotLoop openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step = 1);
+  /// Slots [first, end) only, where given (end -1: every slot).
+  SlotLoop openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step = 1, int64_t first = 0,
+                        int64_t end = -1);
   void closeSlotLoop(const FragmentLayout &l);
   /// C expression for reading / a statement writing element `coords` (squeezed window coordinates) of `r`, inside
   /// `loop` (the loop that drives the op; coordinates in its terms). `converted` reads convert to `to`.
@@ -185,6 +187,7 @@ public:
   mlir::LogicalResult emitFill(tile::FillOp op);
   mlir::LogicalResult emitAtomic(const AtomicUpdate &op);
   mlir::LogicalResult emitRegionAtomic(const AtomicUpdate &op, int64_t width); // width 1: element by element
+  mlir::LogicalResult emitExclusiveRegionAdd(const AtomicUpdate &op, int64_t width);
   mlir::LogicalResult emitGemm(tile::GemmOp op);
   mlir::LogicalResult emitWgmma(tile::GemmOp op);             // EmitWgmma.cpp: the sm_90a branch of emitGemm
   /// __syncthreads(), preceded where the kernel uses wgmma by the proxy fence that makes the block's shared-memory

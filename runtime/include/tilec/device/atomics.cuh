@@ -37,21 +37,6 @@ __device__ __forceinline__ void atomic_add_f32x4(float *address, float4 value) {
 #endif
 }
 
-// An exclusive add (no other thread or block touches these elements: the split strategy's partial slices) of 2 or
-// 4 consecutive floats, 8- or 16-byte aligned: one vector load and one vector store instead of one of each per
-// element.
-__device__ __forceinline__ void add_f32x2_exclusive(float *address, float2 value) {
-  float2 *p = reinterpret_cast<float2 *>(address);
-  float2 old = *p;
-  *p = make_float2(old.x + value.x, old.y + value.y);
-}
-
-__device__ __forceinline__ void add_f32x4_exclusive(float *address, float4 value) {
-  float4 *p = reinterpret_cast<float4 *>(address);
-  float4 old = *p;
-  *p = make_float4(old.x + value.x, old.y + value.y, old.z + value.z, old.w + value.w);
-}
-
 // A write-once add (the split strategy's partial slices, `write_once`: the only update of each element, whose prior
 // contents do not matter): one vector store of 0 + value. Adding to +0.0f maps -0.0 to +0.0 exactly as a
 // read-modify-write of zero would.
