@@ -92,14 +92,7 @@ static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOp copy, const Ti
   // Bounds: every dim but the rows' once; the rows' as the step range [lo, hi) of rows inside the tensor, clamped to
   // the tile so that each chunk compares two ints.
   std::string rowCoord = base[rowDim];
-  std::string fixed;
-  for (size_t d = 0; d < base.size(); ++d) {
-    bool windowInside = src.offsets.empty() && g.shape[d] != ShapedType::kDynamic;
-    if (int(d) == rowDim || windowInside)
-      continue;
-    fixed += (fixed.empty() ? "" : " && ") + std::string("(unsigned long long)(") + base[d] +
-             ") < (unsigned long long)(" + g.dims[d] + ")";
-  }
+  std::string fixed = e.boundsCheck(src, base, rowDim);
   std::string rowsTotal = std::to_string(rows);
   e.line() << "const int " << lo << " = (int)min(max(-(long long)(" << rowCoord << "), 0LL), " << rowsTotal
            << "LL);\n";

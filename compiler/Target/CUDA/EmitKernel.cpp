@@ -255,11 +255,11 @@ std::string KernelEmitter::sharedAddress(const Buffer &b, const std::string &ind
   return "(" + b.addrVar + " + " + std::to_string(gpu::elementBytes(b.element)) + "u * (unsigned)(" + index + "))";
 }
 
-std::string KernelEmitter::boundsCheck(const TileRef &r, const std::vector<std::string> &base) const {
+std::string KernelEmitter::boundsCheck(const TileRef &r, const std::vector<std::string> &base, int skipDim) const {
   std::string e;
   for (size_t d = 0; d < base.size(); ++d) {
     bool windowInside = r.offsets.empty() && r.buffer->shape[d] != ShapedType::kDynamic;
-    if (windowInside)
+    if (windowInside || int(d) == skipDim)
       continue;
     e += (e.empty() ? "" : " && ") + std::string("(unsigned long long)(") + base[d] + ") < (unsigned long long)(" +
          r.buffer->dims[d] + ")";

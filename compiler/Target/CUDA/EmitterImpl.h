@@ -169,7 +169,9 @@ public:
   /// C expression for reading / a statement writing element `coords` (squeezed window coordinates) of `r`, inside
   /// `loop` (the loop that drives the op; coordinates in its terms). `converted` reads convert to `to`.
   std::string readElement(const TileRef &r, const std::vector<std::string> &coords, const SlotLoop &loop);
-  std::string boundsCheck(const TileRef &r, const std::vector<std::string> &baseCoords) const;
+  /// The C condition that tensor coordinates `baseCoords` of `r` lie inside its tensor (empty when no dim needs a
+  /// test); dim `skipDim`, where given, is left out (a caller that bounds it another way).
+  std::string boundsCheck(const TileRef &r, const std::vector<std::string> &baseCoords, int skipDim = -1) const;
   std::string linearIndex(const Buffer &b, const std::vector<std::string> &coords) const;
   std::string sharedIndex(const Buffer &b, const std::vector<std::string> &coords) const;
   /// The 32-bit shared-window address of element `index` (an element index such as sharedIndex gives) of `b`.
