@@ -27,7 +27,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -211,7 +214,8 @@ void simplify(ParallelOp loop) {
   (void)applyPatternsGreedily(loop.getBody(), std::move(patterns));
 }
 
-void unswitch(ParallelOp loop) {
+/// True when `loop` changed.
+bool unswitch(ParallelOp loop) {
   AffineIndexAnalysis analysis(loop);
   SmallVector<Candidate> candidates;
   loop.getBody().walk([&](arith::CmpIOp compare) {
@@ -219,7 +223,7 @@ void unswitch(ParallelOp loop) {
       candidates.push_back(std::move(*c));
   });
   if (candidates.empty())
-    return;
+    return false;
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   SmallVector<arith::CmpIOp> alwaysTrue, versioned;
@@ -263,14 +267,23 @@ void unswitch(ParallelOp loop) {
   }
   makeTrue(loop, alwaysTrue, nullptr);
   eraseUnused(created); // checks that folded to a constant, or to false
+  return !versioned.empty() || !alwaysTrue.empty();
 }
 
 struct UnswitchParallel : tilec::impl::UnswitchParallelBase<UnswitchParallel> {
   void runOnOperation() override {
     SmallVector<ParallelOp> loops;
     getOperation().walk([&](KernelOp kernel) { kernel.walk([&](ParallelOp loop) { loops.push_back(loop); }); });
+    llvm::SetVector<Operation *> changed;
     for (ParallelOp loop : loops)
-      unswitch(loop);
+      if (unswitch(loop))
+        changed.insert(loop->getParentOfType<KernelOp>());
+    // Each comparison's corner check clones its operands' arithmetic on its own (the masks of one loop share most
+    // of it: block offsets, `seq`); merged here so that the emitted kernels compute each value once.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance;
+    for (Operation *kernel : changed)
+      eliminateCommonSubExpressions(rewriter, dominance, kernel);
   }
 };
 

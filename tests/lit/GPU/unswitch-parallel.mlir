@@ -5,13 +5,13 @@
 
 // A sequence tail and a causal mask: lhs - rhs grows with j (column 63 decides `n + j < seq`) and, for the causal
 // test `n + j <= m + i`, with j and against i (corner i = 0, j = 63). Both checks are evaluated before the loop, and
-// the first copy of the loop has neither the comparisons nor the select.
+// the first copy of the loop has neither the comparisons nor the select. Both checks read the same corner column
+// (n + 63): computed once (the pass merges the checks' common arithmetic).
 // CHECK-LABEL: tile.kernel @causal
 // CHECK:       %[[C63:.*]] = arith.constant 63 : index
 // CHECK:       %[[LAST:.*]] = arith.addi %[[N:.*]], %[[C63]] : index
 // CHECK:       %[[TAIL:.*]] = arith.cmpi slt, %[[LAST]], %[[SEQ:.*]] : index
-// CHECK:       %[[LAST2:.*]] = arith.addi %[[N]], %{{.*}} : index
-// CHECK:       %[[DIAG:.*]] = arith.cmpi sle, %[[LAST2]], %[[M:.*]] : index
+// CHECK-NEXT:  %[[DIAG:.*]] = arith.cmpi sle, %[[LAST]], %[[M:.*]] : index
 // CHECK:       %[[ALL:.*]] = arith.andi %[[TAIL]], %[[DIAG]] : i1
 // CHECK:       scf.if %[[ALL]] {
 // CHECK-NEXT:    tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] {
