@@ -287,17 +287,24 @@ std::string KernelEmitter::convert(const std::string &expr, Type from, Type to) 
 
 int64_t KernelEmitter::knownDivisor(Value v) const { return gpu::knownDivisor(v); }
 
-LogicalResult KernelEmitter::emitBlock(Block &block, bool keepWgmmaPending) {
-  size_t pendingBefore = pendingWgmmaAccumulators.size();
+LogicalResult KernelEmitter::emitBlock(Block &block) {
+  int64_t firstIssuedHere = wgmmaGroupsIssued;
+  std::vector<PendingWgmma> inFlightAtEntry = pendingWgmmas;
   for (Operation &op : block) {
-    if (touchesPendingWgmma(&op))
-      flushWgmma();
+    // Waits for the groups the op needs and the ones committed before them; later groups stay in flight (in
+    // flash attention's backward, the softmax of S runs while dP = V·dOᵀ is still on the tensor cores).
+    if (int latest = latestPendingWgmmaTouchedBy(&op); latest >= 0)
+      waitForWgmmas(latest);
     if (failed(emitOp(&op)))
       return failure();
   }
   // Issued in this block: waited for before leaving it (a loop's next iteration, a branch's join).
-  if (!keepWgmmaPending && pendingWgmmaAccumulators.size() > pendingBefore)
+  if (!pendingWgmmas.empty() && pendingWgmmas.back().serial >= firstIssuedHere)
     flushWgmma();
+  // A wait inside the block (a barrier's) may not run on every path: a branch not taken, a loop of no iterations.
+  // The groups in flight at its entry stay in flight for what follows; waiting again for a finished group costs
+  // nothing.
+  pendingWgmmas = std::move(inFlightAtEntry);
   return success();
 }
 

@@ -6,12 +6,13 @@
 // mma.sync's, slot for slot, so the surrounding code is the same on every arch; emitGemm wraps this in
 // `#if defined(__CUDA_ARCH_FEAT_SM90_ALL)` with the mma.sync lowering as the other branch.
 //
-// A gemm's wgmmas stay in flight after it (one commit group): the emitter waits (wait_group 0, then an empty asm
-// on each accumulator register so that the compiler cannot move reads above the wait) before the first later op
-// that touches the accumulator or the register A operand, before every barrier (after it, other threads may
-// overwrite the shared operands: the next stage's prefetch, or a tile tile-place-barriers protected), and at the
-// end of the block. So independent work (another gemm, element-wise ops on other fragments, global atomics)
-// overlaps the tensor cores.
+// A gemm's wgmmas stay in flight after it (one commit group): the emitter waits for that group (wait_group N, N the
+// groups committed after it, which stay in flight; then an empty asm on each accumulator register that finished so
+// that the compiler cannot move reads above the wait) before the first later op that touches the accumulator or
+// the register A operand, and for all groups before every barrier (after it, other threads may overwrite the
+// shared operands: the next stage's prefetch, or a tile tile-place-barriers protected) and at the end of the
+// block. So independent work (another gemm, element-wise ops on other fragments, global atomics) overlaps the
+// tensor cores.
 #include "EmitterImpl.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -189,10 +190,10 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
   line() << "tilec::device::wgmma_commit_group(); // in flight until an op touches " << c.var
          << (registerA ? " or " + a.var : "") << ", a barrier, or the block's end\n";
   close();
-  pendingWgmmaAccumulators.push_back({c.var, tileN / 2});
-  pendingWgmmaFragments.insert(gemm.getC());
+  PendingWgmma group{wgmmaGroupsIssued++, c.var, tileN / 2, {gemm.getC()}};
   if (registerA)
-    pendingWgmmaFragments.insert(gpu::baseBuffer(gemm.getA()));
+    group.buffers.push_back(gpu::baseBuffer(gemm.getA()));
+  pendingWgmmas.push_back(std::move(group));
   return success();
 }
 
@@ -208,27 +209,39 @@ void KernelEmitter::emitBarrier() {
 }
 
 void KernelEmitter::flushWgmma() {
-  if (pendingWgmmaAccumulators.empty() && pendingWgmmaFragments.empty())
-    return;
-  line() << "tilec::device::wgmma_wait_group<0>(); // the wgmmas in flight\n";
-  for (const auto &[acc, slots] : pendingWgmmaAccumulators)
-    line() << "#pragma unroll\n"
-           << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << slots
-           << "; ++tc_s) tilec::device::wgmma_fence_operand(" << acc << "[tc_s]);\n";
-  pendingWgmmaFragments.clear();
-  pendingWgmmaAccumulators.clear();
+  if (!pendingWgmmas.empty())
+    waitForWgmmas(pendingWgmmas.size() - 1);
 }
 
-bool KernelEmitter::touchesPendingWgmma(Operation *op) const {
-  if (pendingWgmmaFragments.empty())
-    return false;
-  bool touches = false;
+void KernelEmitter::waitForWgmmas(size_t last) {
+  size_t later = pendingWgmmas.size() - 1 - last;
+  line() << "tilec::device::wgmma_wait_group<" << later << ">(); // "
+         << (later == 0 ? std::string("the wgmmas in flight")
+                        : "up to " + pendingWgmmas[last].accumulator + "'s; " + std::to_string(later) +
+                              " later group" + (later == 1 ? " stays" : "s stay") + " in flight")
+         << "\n";
+  for (size_t g = 0; g <= last; ++g)
+    line() << "#pragma unroll\n"
+           << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << pendingWgmmas[g].slots
+           << "; ++tc_s) tilec::device::wgmma_fence_operand(" << pendingWgmmas[g].accumulator << "[tc_s]);\n";
+  pendingWgmmas.erase(pendingWgmmas.begin(), pendingWgmmas.begin() + last + 1);
+}
+
+int KernelEmitter::latestPendingWgmmaTouchedBy(Operation *op) const {
+  if (pendingWgmmas.empty())
+    return -1;
+  int latest = -1;
   op->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (isa<MemRefType>(v.getType()) && pendingWgmmaFragments.count(gpu::baseBuffer(v)))
-        touches = true;
+    for (Value v : inner->getOperands()) {
+      if (!isa<MemRefType>(v.getType()))
+        continue;
+      Value base = gpu::baseBuffer(v);
+      for (size_t g = 0; g < pendingWgmmas.size(); ++g)
+        if (llvm::is_contained(pendingWgmmas[g].buffers, base))
+          latest = std::max(latest, int(g));
+    }
   });
-  return touches;
+  return latest;
 }
 
 } // namespace tilec::cuda

@@ -179,8 +179,8 @@ public:
   std::string convert(const std::string &expr, mlir::Type from, mlir::Type to) const;
   int64_t knownDivisor(mlir::Value v) const;
 
-  /// Emits the block's ops; unless `keepWgmmaPending`, waits at its end for wgmmas issued in it (flushWgmma).
-  mlir::LogicalResult emitBlock(mlir::Block &block, bool keepWgmmaPending = false);
+  /// Emits the block's ops and waits at its end for the wgmmas issued in it.
+  mlir::LogicalResult emitBlock(mlir::Block &block);
   mlir::LogicalResult emitOp(mlir::Operation *op);
   mlir::LogicalResult emitScalarOp(mlir::Operation *op);
   mlir::LogicalResult emitParallel(tile::ParallelOp op);
@@ -195,10 +195,14 @@ public:
   /// __syncthreads(), preceded where the kernel uses wgmma by the proxy fence that makes the block's shared-memory
   /// writes visible to wgmma's operand reads (they go through the async proxy).
   void emitBarrier();
-  /// Waits for the wgmmas in flight (wgmma.wait_group 0) and pins their accumulators after the wait, if any are.
+  /// Waits for every wgmma group in flight (wgmma.wait_group 0) and pins their accumulators after the wait.
   void flushWgmma();
-  /// The wgmma accumulators and register A operands an op reads or writes, in flight: it must wait first.
-  bool touchesPendingWgmma(mlir::Operation *op) const;
+  /// Waits for the groups in flight up to and including pendingWgmmas[last] (they complete in commit order: the
+  /// later ones stay in flight) and pins those groups' accumulators after the wait.
+  void waitForWgmmas(size_t last);
+  /// The index in pendingWgmmas of the latest group whose accumulator or register A operand `op` reads or writes
+  /// (it must wait for that group first), or -1.
+  int latestPendingWgmmaTouchedBy(mlir::Operation *op) const;
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
   mlir::LogicalResult emitPipelined(tile::PipelinedOp op);    // EmitPipelined.cpp
@@ -221,11 +225,16 @@ public:
   bool asyncCopies = false;
   // Some gemm of the kernel runs on wgmma (tile.wgmma): shared memory is 1024-byte aligned and barriers fence.
   bool usesWgmma = false;
-  // wgmma gemms are left in flight after they are issued (EmitWgmma.cpp): until an op touches their accumulator
-  // or register A operand, a barrier, or the end of the block. Their fragments (base buffers) and accumulators
-  // (C name, slots).
-  llvm::DenseSet<mlir::Value> pendingWgmmaFragments;
-  std::vector<std::pair<std::string, int64_t>> pendingWgmmaAccumulators;
+  // wgmma gemms are left in flight after they are issued (EmitWgmma.cpp), one commit group each: until an op
+  // touches their accumulator or register A operand, a barrier, or the end of the block. In commit order.
+  struct PendingWgmma {
+    int64_t serial;                            // the how-manieth group of the kernel (wgmmaGroupsIssued)
+    std::string accumulator;                   // C's variable
+    int64_t slots;                             // its registers per thread
+    llvm::SmallVector<mlir::Value, 2> buffers; // C and, for a register A, A (base buffers)
+  };
+  std::vector<PendingWgmma> pendingWgmmas;
+  int64_t wgmmaGroupsIssued = 0;
   // Device functions the kernels of one file share (name -> definition), emitted before the first kernel.
   std::map<std::string, std::string> *functions = nullptr;
 };
