@@ -67,18 +67,29 @@ namespace {
 #define TILEC_UNDER_ASAN 1
 #endif
 
-/// A case slower than this fails (hang detection with a margin: the real
-/// kernels compile in well under 0.1 s). AddressSanitizer makes everything
-/// 2-5x slower (the 129 KB many-kernels case: 0.6 s -> 4.3 s), so the sanitizer
-/// build (scripts/sanitize.sh) allows 5x.
+/// A case slower than its limit fails: hang detection with a margin, not a
+/// benchmark. The real kernels compile in well under 0.1 s, but the
+/// many-kernels cases concatenate every shipped kernel and grow with
+/// kernels/, so the limit is a floor plus an allowance per kilobyte of
+/// source (the 173 KB "real-x8" case: about 1 s in a Release build).
+/// AddressSanitizer makes everything 2-10x slower (that case: 10.5 s under a
+/// loaded CI run), so the sanitizer build (scripts/sanitize.sh) allows 5x.
 #ifdef TILEC_UNDER_ASAN
-constexpr double kCaseLimitSeconds = 10.0;
+constexpr double kSanitizerSlowdown = 5.0;
 #else
-constexpr double kCaseLimitSeconds = 2.0;
+constexpr double kSanitizerSlowdown = 1.0;
 #endif
+constexpr double kCaseFloorSeconds = 2.0;
+constexpr double kCaseSecondsPerKilobyte = 0.02;
+
+double caseLimitSeconds(size_t sourceBytes) {
+  return kSanitizerSlowdown *
+         (kCaseFloorSeconds + kCaseSecondsPerKilobyte * sourceBytes / 1024.0);
+}
 /// A case still running after this long is a hang: the watchdog reports it
-/// and ends the process rather than let CI sit until its own timeout.
-constexpr int kWatchdogSeconds = 30;
+/// and ends the process rather than let CI sit until its own timeout. It
+/// stays well above the largest case's limit (173 KB: 5.4 s, 27 s under ASan).
+constexpr int kWatchdogSeconds = kSanitizerSlowdown > 1.0 ? 90 : 30;
 
 //===----------------------------------------------------------------------===//
 // Known-bad inputs
@@ -944,7 +955,7 @@ std::string probeInChild(const Case &c) {
                          std::chrono::steady_clock::now() - start)
                          .count();
     diagOS.flush();
-    bool ok = seconds <= kCaseLimitSeconds &&
+    bool ok = seconds <= caseLimitSeconds(c.source.size()) &&
               (compiled ? diagText.find("error:") == std::string::npos
                         : diagText.find("error:") != std::string::npos);
     std::_Exit(ok ? 0 : 3);
@@ -1048,7 +1059,7 @@ void runCorpus(const std::string &category, const std::vector<Case> &corpus) {
       CHECK(o.diagnostics.find("error:") != std::string::npos);
     }
     INFO("took " << o.seconds << " s");
-    CHECK(o.seconds <= kCaseLimitSeconds);
+    CHECK(o.seconds <= caseLimitSeconds(c.source.size()));
   }
   ++totals.categories;
   totals.run += run;
