@@ -75,6 +75,14 @@ private:
   Diagnostics &diag;
   // Guard the recursion against pathological nesting, separately for
   // expressions and for blocks (so each limit reports its own message).
+  // Deeper nesting than kMaxDepth is a fuzzer's input, not a kernel; refusing
+  // it keeps the recursion far from the stack limit.
+  static constexpr unsigned kMaxDepth = 200;
+  struct DepthGuard {
+    unsigned &depth;
+    explicit DepthGuard(unsigned &d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+  };
   unsigned depth = 0;
   unsigned blockDepth = 0;
 };
