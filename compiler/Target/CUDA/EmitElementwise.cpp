@@ -21,7 +21,8 @@ std::string KernelEmitter::readElement(const TileRef &r, const std::vector<std::
     // Distributed: only the driver itself (or an identical layout) is read in place.
     if (loop.layout && *loop.layout == *b.layout && r.offsets.empty())
       return b.var + "[" + loop.slot + "]";
-    return "/*unsupported fragment read*/0";
+    unsupportedAccess = "reading a distributed fragment '" + b.var + "' in a layout other than the loop's";
+    return "0";
   case MemorySpace::Shared:
     return b.var + "[" + sharedIndex(b, base) + "]";
   case MemorySpace::Global: {
@@ -52,8 +53,10 @@ std::string writeElement(KernelEmitter &e, const TileRef &r, const std::vector<s
       target = b.var + "[" + e.linearIndex(b, base) + "]";
     else if (loop.layout && *loop.layout == *b.layout && r.offsets.empty())
       target = b.var + "[" + loop.slot + "]";
-    else
-      target = "/*unsupported fragment write*/" + b.var + "[0]";
+    else {
+      e.unsupportedAccess = "writing a distributed fragment '" + b.var + "' in a layout other than the loop's";
+      target = b.var + "[0]";
+    }
     break;
   case MemorySpace::Shared:
     target = b.var + "[" + e.sharedIndex(b, base) + "]";

@@ -309,6 +309,17 @@ LogicalResult KernelEmitter::emitBlock(Block &block) {
 }
 
 LogicalResult KernelEmitter::emitOp(Operation *op) {
+  if (failed(emitOpBody(op)))
+    return failure();
+  if (unsupportedAccess.empty())
+    return success();
+  std::string what = std::move(unsupportedAccess);
+  unsupportedAccess.clear();
+  return op->emitError() << "internal compiler error: the CUDA emitter cannot lower this op (" << what
+                         << "); please report it with this kernel";
+}
+
+LogicalResult KernelEmitter::emitOpBody(Operation *op) {
   if (isa<AllocOp, RegionOp, scf::YieldOp>(op))
     return success();
   if (isa<BarrierOp>(op)) {

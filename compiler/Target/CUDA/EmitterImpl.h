@@ -168,7 +168,11 @@ public:
   void closeSlotLoop(const FragmentLayout &l);
   /// C expression for reading / a statement writing element `coords` (squeezed window coordinates) of `r`, inside
   /// `loop` (the loop that drives the op; coordinates in its terms). `converted` reads convert to `to`.
+  /// An access it cannot express sets `unsupportedAccess`, which emitOp turns into an error at the op.
   std::string readElement(const TileRef &r, const std::vector<std::string> &coords, const SlotLoop &loop);
+  /// What readElement / writeElement could not express in the op being emitted (empty: nothing). Layout inference
+  /// stages such accesses through shared memory, so this is a compiler defect, reported rather than emitted.
+  std::string unsupportedAccess;
   /// The C condition that tensor coordinates `baseCoords` of `r` lie inside its tensor (empty when no dim needs a
   /// test); dim `skipDim`, where given, is left out (a caller that bounds it another way).
   std::string boundsCheck(const TileRef &r, const std::vector<std::string> &baseCoords, int skipDim = -1) const;
@@ -182,6 +186,7 @@ public:
   /// Emits the block's ops and waits at its end for the wgmmas issued in it.
   mlir::LogicalResult emitBlock(mlir::Block &block);
   mlir::LogicalResult emitOp(mlir::Operation *op);
+  mlir::LogicalResult emitOpBody(mlir::Operation *op);
   mlir::LogicalResult emitScalarOp(mlir::Operation *op);
   mlir::LogicalResult emitParallel(tile::ParallelOp op);
   mlir::LogicalResult emitCopy(tile::CopyOp op);              // EmitCopy.cpp
