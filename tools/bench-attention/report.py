@@ -7,6 +7,8 @@ Per (method, pass, shape): the median over the CSV's repetitions of each repetit
 (max - min) / median across repetitions. Prints Markdown; with --doc, replaces the text between the markers
 <!-- bench-attention:begin --> and <!-- bench-attention:end --> in that file; with --plot, writes TFLOP/s against
 seq per head dim and pass (tilec and the peers; solid MHA non-causal, dashed causal). The plot needs matplotlib.
+With --check, also judges the CSV against the performance bars of docs/performance.md (issue 10's): prints one
+line per bar with its worst shape, PASS or FAIL, and exits 1 when a bar fails or has no data to judge.
 """
 import argparse
 import collections
@@ -116,6 +118,59 @@ def gemm_table(rows):
     return "\n".join(lines)
 
 
+STANDARD_SEQS = (1000, 1024, 2048, 4096, 8192)
+
+
+def check(s, rows):
+    """The bars, each judged on the medians over repetitions: [(bar, verdict, worst shape)]; verdict is PASS, FAIL
+    or NO DATA."""
+    def ratio(num, den, key):
+        a, b = s.get((num,) + key), s.get((den,) + key)
+        return a[2] / b[2] if a and b else None  # TFLOP/s ratio (same flops: time ratio inverted)
+
+    def judge(name, items, bound, higher_is_better=True):
+        items = [(v, k) for v, k in items if v is not None]
+        if not items:
+            return (name, "NO DATA", "")
+        worst = min(items) if higher_is_better else max(items)
+        ok = worst[0] >= bound if higher_is_better else worst[0] <= bound
+        b, seq, h, g, d, c = worst[1]
+        where = f"worst {worst[0]:.3f} at d={d} seq={seq} {'causal' if c else 'non-causal'} GQA {g} ({len(items)} shapes)"
+        return (name, "PASS" if ok else "FAIL", where)
+
+    shapes = sorted({k[2:] for k in s if k[1] == "bwd" and k[0] == "tilec-fp32" and k[3] in STANDARD_SEQS})
+    bwd = {k: ratio("tilec-fp32", "fa2", ("bwd",) + k) for k in shapes}
+    d128_long = [k for k in shapes if k[4] == 128 and k[5] == 0 and k[1] >= 2048]
+    others = [k for k in shapes if k not in d128_long]
+    fwd_shapes = sorted({k[2:] for k in s if k[1] == "fwd" and k[0] == "tilec" and k[6] == 128 and k[3] >= 2048})
+    split_shapes = sorted({k[2:] for k in s if k[1] == "bwd" and k[0] == "tilec-split" and k[3] in STANDARD_SEQS})
+
+    def time_ratio(key):
+        a, b = s.get(("tilec-split", "bwd") + key), s.get(("tilec-fp32", "bwd") + key)
+        return a[0] / b[0] if a and b else None
+
+    out = [
+        judge("backward fp32 / FA2 >= 1.0, d=128 non-causal seq >= 2k", [(bwd[k], k) for k in d128_long], 1.0),
+        judge("backward fp32 / FA2 >= 0.9, every other shape", [(bwd[k], k) for k in others], 0.9),
+        judge("forward / FA2 >= 1.0, d=128 seq >= 2k",
+              [(ratio("tilec", "fa2", ("fwd",) + k), k) for k in fwd_shapes], 1.0),
+        judge("split time / fp32 time <= 1.10", [(time_ratio(k), k) for k in split_shapes], 1.10, False),
+    ]
+    gemm = collections.defaultdict(list)
+    for r in rows:
+        if r["pass"] == "gemm" and r["method"] in ("tilec", "torch.matmul"):
+            gemm[(r["method"], (int(r["batch"]), int(r["seq"]), int(r["heads"])))].append(float(r["ms"]))
+    for n in (4096, 8192):
+        t, m = gemm.get(("tilec", (n, n, n))), gemm.get(("torch.matmul", (n, n, n)))
+        name = f"GEMM {n}^3 / torch.matmul >= 0.6"
+        if not t or not m:
+            out.append((name, "NO DATA", ""))
+            continue
+        r = statistics.median(m) / statistics.median(t)
+        out.append((name, "PASS" if r >= 0.6 else "FAIL", f"{r:.3f}"))
+    return out
+
+
 def plot(s, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -149,6 +204,7 @@ def main():
     p.add_argument("csv")
     p.add_argument("--doc")
     p.add_argument("--plot")
+    p.add_argument("--check", action="store_true", help="judge the CSV against the performance bars")
     args = p.parse_args()
     rows, header = load(args.csv)
     s = summarize(rows)
@@ -170,6 +226,11 @@ def main():
         print(text)
     if args.plot:
         plot(s, args.plot)
+    if args.check:
+        verdicts = check(s, rows)
+        for name, verdict, where in verdicts:
+            print(f"{verdict:8s} {name}" + (f": {where}" if where else ""))
+        return 0 if all(v == "PASS" for _, v, _ in verdicts) else 1
     return 0
 
 
