@@ -7,6 +7,9 @@
 #   --full     the whole compileToTileIR pipeline (MLIRGen, dialect verifier,
 #              canonicalize + cse); needs the tilec static libraries from
 #              build/ (ninja -C build TilecPipeline TilecTransforms TilecTileDialect).
+#   --gpu      --full, then atomic legalization (fp32), the GPU lowering and
+#              the CUDA emitter (what `tilec --emit=cuda` runs); also needs
+#              build/'s TilecCudaEmitter.
 #   --build-only  build the fuzzer, don't run it.
 #   --replay   deterministic, for CI: run every seed once (the kernels and every
 #              .tile file of the lit corpus, which keeps each input that ever
@@ -30,6 +33,7 @@ REPLAY=0
 while [[ "${1:-}" == --* ]]; do
   case "$1" in
     --full) VARIANT=full ;;
+    --gpu) VARIANT=gpu ;;
     --build-only) BUILD_ONLY=1 ;;
     --replay) REPLAY=1 ;;
     *) echo "error: unknown option $1" >&2; exit 2 ;;
@@ -57,7 +61,8 @@ CXXFLAGS=(-g -O1 -fno-omit-frame-pointer "${LLVM_CXXFLAGS[@]}"
 
 FE="$ROOT/compiler/Frontend"
 if [[ $VARIANT == parser ]]; then
-  SOURCES=("$FE/Diagnostics.cpp" "$FE/Lexer.cpp" "$FE/Parser.cpp"
+  # The parser is split over Parser*.cpp.
+  SOURCES=("$FE/Diagnostics.cpp" "$FE/Lexer.cpp" "$FE"/Parser*.cpp
            "$FE/ASTDump.cpp" "$ROOT/tests/fuzz/ParserFuzzer.cpp")
   # shellcheck disable=SC2207  (llvm-config prints several lines)
   LIBS=($("$LLVM_CONFIG" --ldflags --libs support --system-libs))
@@ -71,14 +76,21 @@ else
   done
   CXXFLAGS+=(-DTILEC_FUZZ_FULL -I"$ROOT/dialect/include"
              -I"$BUILD/dialect/include" -I"$BUILD/compiler/include")
-  SOURCES=("$FE/Diagnostics.cpp" "$FE/Lexer.cpp" "$FE/Parser.cpp"
-           "$FE/ASTDump.cpp" "$FE/MLIRGen.cpp" "$FE/MLIRGenExpr.cpp" "$FE/MLIRGenStmt.cpp" "$FE/MLIRGenTileOps.cpp"
-           "$ROOT/compiler/Driver/Driver.cpp"
-           "$ROOT/tests/fuzz/ParserFuzzer.cpp")
+  GPU_LIBS=()
+  if [[ $VARIANT == gpu ]]; then
+    [[ -f "$BUILD/lib/libTilecCudaEmitter.a" ]] || {
+      echo "error: $BUILD/lib/libTilecCudaEmitter.a missing; ninja -C $BUILD TilecCudaEmitter" >&2
+      exit 1
+    }
+    CXXFLAGS+=(-DTILEC_FUZZ_GPU)
+    GPU_LIBS=("$BUILD/lib/libTilecCudaEmitter.a")
+  fi
+  # Every source of the front end (instrumented), whatever files it is split into.
+  SOURCES=("$FE"/*.cpp "$ROOT/compiler/Driver/Driver.cpp" "$ROOT/tests/fuzz/ParserFuzzer.cpp")
   LLVM_LIBDIR="$("$LLVM_CONFIG" --libdir)"
   # The tile dialect and passes come uninstrumented from build/; MLIR and
   # LLVM from the shared libraries.
-  LIBS=("$BUILD/lib/libTilecPipeline.a" "$BUILD/lib/libTilecTransforms.a"
+  LIBS=("${GPU_LIBS[@]}" "$BUILD/lib/libTilecPipeline.a" "$BUILD/lib/libTilecTransforms.a"
         "$BUILD/compiler/Target/CUDA/Layout/libTilecCudaLayout.a" "$BUILD/lib/libTilecTileDialect.a"
         -L"$LLVM_LIBDIR" -Wl,-rpath,"$LLVM_LIBDIR" -lMLIR -lLLVM)
 fi

@@ -53,10 +53,12 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 "$@"
 
 # The front end under libFuzzer + ASan + UBSan (issue 13): every seed once (the kernels and every .tile file of the
 # lit corpus, which keeps each input that ever crashed the front end), then a fixed number of mutations from a
-# fixed seed, so a red run reproduces. Needs build/'s static libraries (scripts/test.sh builds them first).
+# fixed seed, so a red run reproduces. The --gpu variant takes every input the front end accepts on through the GPU
+# lowering and the CUDA emitter (those come uninstrumented from build/: a crash there still ends the run). Needs
+# build/'s static libraries (scripts/test.sh builds them first).
 if [[ "${TILEC_FUZZ_RUNS:-50000}" != 0 ]]; then
-  [[ -f "$NORMAL_BUILD_DIR/lib/libTilecPipeline.a" ]] ||
-    { echo "sanitize: $NORMAL_BUILD_DIR has no libTilecPipeline.a for the fuzzer: run scripts/build.sh first" >&2; exit 1; }
+  [[ -f "$NORMAL_BUILD_DIR/lib/libTilecPipeline.a" && -f "$NORMAL_BUILD_DIR/lib/libTilecCudaEmitter.a" ]] ||
+    { echo "sanitize: $NORMAL_BUILD_DIR lacks the fuzzer's static libraries: run scripts/build.sh first" >&2; exit 1; }
   TILEC_BUILD_DIR="$NORMAL_BUILD_DIR" TILEC_FUZZ_RUNS="${TILEC_FUZZ_RUNS:-50000}" \
-    bash "$ROOT/scripts/fuzz-parser.sh" --full --replay 0 "$BUILD_DIR/fuzz"
+    bash "$ROOT/scripts/fuzz-parser.sh" --gpu --replay 0 "$BUILD_DIR/fuzz"
 fi

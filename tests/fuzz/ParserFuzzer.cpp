@@ -7,6 +7,10 @@
 //  * TILEC_FUZZ_FULL: bytes -> tilec::compileToTileIR (lexer, parser,
 //    MLIRGen, dialect verifier, canonicalize + cse), in-process, as a host
 //    that compiles kernels at run time would.
+//  * TILEC_FUZZ_GPU (with TILEC_FUZZ_FULL): further through atomic
+//    legalization (fp32), the GPU lowering pipeline and the CUDA emitter,
+//    what `tilec --emit=cuda` runs: every input the front end accepts
+//    exercises layout inference, thread lowering and emission.
 //
 // Besides the sanitizers, one invariant is checked: a run that rejects the
 // input must say so with an "error:" diagnostic.
@@ -17,6 +21,10 @@
 #ifdef TILEC_FUZZ_FULL
 #include "tilec/Driver/Driver.h"
 #include "mlir/IR/MLIRContext.h"
+#endif
+#ifdef TILEC_FUZZ_GPU
+#include "tilec/Target/CUDA/CudaEmitter.h"
+#include "mlir/IR/Diagnostics.h"
 #endif
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -51,9 +59,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return c;
   }();
   tilec::CompileOptions options;
+#ifdef TILEC_FUZZ_GPU
+  options.atomics = "fp32";
+  options.lowerForGpu = true;
+#endif
   auto module = tilec::compileToTileIR(*context, sourceMgr, options, diagOS);
+  bool failed = !module;
+#ifdef TILEC_FUZZ_GPU
+  if (module) {
+    // The emitter reports through the context's diagnostics, as tilec does.
+    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, context, diagOS);
+    std::string cuda;
+    llvm::raw_string_ostream cudaOS(cuda);
+    failed = mlir::failed(tilec::emitCuda(*module, cudaOS));
+  }
+#endif
   diagOS.flush();
-  checkDiagnosed(!module, diagText);
+  checkDiagnosed(failed, diagText);
 #else
   tilec::frontend::Diagnostics diag(sourceMgr, diagOS);
   const llvm::MemoryBuffer *buffer =
