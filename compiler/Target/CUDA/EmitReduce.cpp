@@ -57,10 +57,15 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
       out.clear();
     std::string acc = fresh("tc_acc"), k = fresh("k");
     line() << accType << " " << acc << " = " << identity << ";\n";
-    std::vector<int64_t> srcShape = src.squeezed();
-    open("for (int " + k + " = 0; " + k + " < " + std::to_string(srcShape[dim]) + "; ++" + k + ")");
+    // `dim` counts the dims of the operand's type, which keeps a whole tile's extents of 1 (a [1, 96] tile);
+    // readElement takes squeezed coordinates, where such dims are gone.
+    llvm::ArrayRef<int64_t> typeShape = cast<MemRefType>(op.getSource().getType()).getShape();
+    int squeezedDim = static_cast<int>(llvm::count_if(typeShape.take_front(dim), [](int64_t e) { return e != 1; }));
+    int64_t extent = typeShape[dim];
+    open("for (int " + k + " = 0; " + k + " < " + std::to_string(extent) + "; ++" + k + ")");
     std::vector<std::string> in = out;
-    in.insert(in.begin() + dim, k);
+    if (extent != 1)
+      in.insert(in.begin() + squeezedDim, k);
     line() << acc << " = " << combine << "(" << acc << ", " << convert(readElement(src, in, SlotLoop{}), element, accT)
            << ");\n";
     close();
