@@ -35,6 +35,12 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   if (from == to)
     return v;
   auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  if (fromF && toF && fromF.getWidth() == toF.getWidth()) {
+    // bf16 <-> f16: no single arith cast between two formats of one width. Widening to f32 is exact, so this
+    // rounds once, as the GPU's conversion through float does.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    return arith::TruncFOp::create(b, loc, to, wide).getResult();
+  }
   if (fromF && toF)
     return fromF.getWidth() < toF.getWidth()
                ? arith::ExtFOp::create(b, loc, to, v).getResult()

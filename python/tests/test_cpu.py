@@ -180,3 +180,36 @@ def test_math_builtins_match_numpy():
             assert np.mean(y[:, k] == ref) > 0.97, k
         else:
             assert rel_err(y[:, k], ref) < 1e-5, k
+
+
+def test_copies_convert_element_types():
+    """Conversions by copy (kernels/examples/conversions.tile): bf16 -> f16 -> bf16 exact for these values, float ->
+    i32 truncated toward zero like int(), i32 -> f32; rows = 37 leaves a tail block."""
+    rng = np.random.default_rng()
+    x = round_to_bf16(rng.standard_normal((37, 8)).astype(np.float32) * 2)
+    h = np.full((37, 8), np.nan, np.float16)
+    b = np.full((37, 8), np.nan, np.float32)
+    i = np.full((37, 8), -99, np.int32)
+    f = np.full((37, 8), np.nan, np.float32)
+    tilec.compile(KERNELS / "examples" / "conversions.tile", kernel="convert_dtypes").convert_dtypes(x, h, b, i, f)
+    assert np.array_equal(h, x.astype(np.float16))
+    assert np.array_equal(b, x)
+    expected = np.trunc(h.astype(np.float32) * np.float32(3.7)).astype(np.int32)
+    assert np.array_equal(i, expected) and np.any(expected < 0) and np.any(expected > 0)
+    assert np.array_equal(f, expected.astype(np.float32))
+
+
+def test_reductions_over_unit_dims():
+    rng = np.random.default_rng()
+    rows = 37
+    x = rng.standard_normal((rows, 96)).astype(np.float32)
+    s = np.full(rows, np.nan, np.float32)
+    m = np.full((rows, 24), np.nan, np.float32)
+    c = np.full((10, 24), np.nan, np.float32)
+    mod = tilec.compile(KERNELS / "examples" / "conversions.tile", kernel="unit_dim_reductions")
+    mod.unit_dim_reductions(x, s, m, c)
+    assert rel_err(s, x.astype(np.float64).sum(axis=1)) < 1e-6
+    assert np.array_equal(m, x[:, :24])
+    padded = np.zeros((40, 24), np.float32)  # rows past the end read as 0
+    padded[:rows] = x[:, :24]
+    assert np.array_equal(c, padded.reshape(10, 4, 24).max(axis=1))

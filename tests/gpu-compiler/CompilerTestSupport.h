@@ -6,10 +6,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace tilec::testing {
 
@@ -34,6 +38,28 @@ inline std::string readKernel(const std::string &relative) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Every .tile file under kernelsDir()/`under` (recursively), as paths relative to kernelsDir(), sorted: lists of
+// kernels to test are derived from the tree, so a kernel added to kernels/ cannot be left out.
+inline std::vector<std::string> tileFiles(const std::string &under = "") {
+  namespace fs = std::filesystem;
+  fs::path root(kernelsDir());
+  std::vector<std::string> files;
+  for (const auto &e : fs::recursive_directory_iterator(root / under))
+    if (e.is_regular_file() && e.path().extension() == ".tile")
+      files.push_back(fs::relative(e.path(), root).generic_string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The names of the kernels a .tile file defines (`kernel NAME` at the start of a line).
+inline std::vector<std::string> kernelNames(const std::string &source) {
+  static const std::regex kernel("^kernel[ \\t]+([A-Za-z_][A-Za-z0-9_]*)", std::regex::multiline);
+  std::vector<std::string> names;
+  for (std::sregex_iterator it(source.begin(), source.end(), kernel), end; it != end; ++it)
+    names.push_back((*it)[1]);
+  return names;
 }
 
 inline runtime::RuntimeOptions uncachedOptions() {

@@ -105,6 +105,20 @@ TEST_CASE("the GPU-vs-CPU case list parses and every case compiles to CUDA", "[c
   }
 }
 
+TEST_CASE("every kernel in kernels/ has a GPU-vs-CPU case", "[cpu-backend]") {
+  std::vector<Case> cases = readCases(TILEC_CPU_CASES_FILE);
+  int kernels = 0;
+  for (const std::string &file : tileFiles())
+    for (const std::string &kernel : kernelNames(readKernel(file))) {
+      ++kernels;
+      bool covered = std::any_of(cases.begin(), cases.end(),
+                                 [&](const Case &c) { return c.file == file && c.kernel == kernel; });
+      INFO("kernel " << kernel << " of " << file << " has no line in " << TILEC_CPU_CASES_FILE);
+      CHECK(covered);
+    }
+  CHECK(kernels >= 12);
+}
+
 TEST_CASE("GPU matches the CPU backend on the same inputs: every kernel in kernels/, each atomics strategy",
           "[gpu][cpu-backend]") {
   TILEC_REQUIRE_GPU_OR_SKIP(driver);

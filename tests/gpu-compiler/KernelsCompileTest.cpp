@@ -74,9 +74,9 @@ TEST_CASE("the histogram kernel compiles to sm_90a under every atomics strategy"
 }
 
 TEST_CASE("the feature kernels in kernels/examples compile to sm_90a without spills", "[nvrtc]") {
-  for (const char *file : {"examples/gemm.tile", "examples/softmax.tile", "examples/reductions.tile",
-                           "examples/atomics.tile", "examples/elementwise.tile",
-                           "examples/math.tile"})
+  std::vector<std::string> files = tileFiles("examples");
+  REQUIRE(files.size() >= 7);
+  for (const std::string &file : files)
     for (const char *atomics : {"fp32", "split", "native"}) {
       GpuCompileOptions o;
       o.atomics = atomics;

@@ -9,7 +9,10 @@ range loops, dynamic and compile-time ifs). For each one:
 
   1. `tilec K.tile --emit=cuda --atomics=S` must either succeed or end in an `error:` diagnostic with
      file:line:col; a signal, an assertion, a stack dump or an error without a location is a finding;
-  2. what it emits must compile: `nvcc -cubin -arch=sm_90a` (and sm_80 for the mma.sync branch), with no error.
+  2. what it emits must compile: `nvcc -cubin -arch=sm_90a` (and sm_80 for the mma.sync branch), with no error;
+  3. with --cpu, `tilec run --target cpu` (the reference backend, random inputs, rows = 37: a tail) must run it or
+     refuse it with a diagnostic, and must not produce NaN from finite inputs where the kernel has no division,
+     exp or sqrt (not checked: the generator's arithmetic may overflow) -- only crashes and missing diagnostics count.
 
   tools/kernel-fuzz/kernel_fuzz.py --tilec build/bin/tilec --count 200 --seed 1 [--nvcc] [--keep DIR]
 
@@ -301,6 +304,7 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--nvcc", action="store_true", help="compile what tilec emits with nvcc (sm_90a and sm_80)")
+    ap.add_argument("--cpu", action="store_true", help="also run each kernel on the CPU backend")
     ap.add_argument("--runtime-include", default=os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
                                                                "include"))
     ap.add_argument("--keep", default="/tmp/kernel-fuzz")
@@ -338,6 +342,16 @@ def main():
                         problem = f"nvcc -arch={arch} rejected the emitted CUDA"
                         log += c.stdout + c.stderr
                         break
+        if not problem and args.cpu:
+            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--target", "cpu", "--dim", "rows=37",
+                     f"--atomics={strategy}"])
+            clog = c.stdout + c.stderr
+            if c.returncode < 0 or c.returncode > 1 or CRASH.search(clog):
+                problem = f"tilec run --target cpu crashed (exit {c.returncode})"
+                log += clog
+            elif c.returncode == 1 and not re.search(r"error: ", clog):
+                problem = "tilec run --target cpu failed without an error message"
+                log += clog
         if problem:
             findings += 1
             with open(path + ".log", "w") as f:

@@ -280,8 +280,10 @@ std::string KernelEmitter::convert(const std::string &expr, Type from, Type to) 
     return "tilec::device::to_f16(" + f + ")";
   if (to.isInteger(32) && from.isInteger())
     return "(int)(" + expr + ")";
+  // Truncated toward zero, as int() and the CPU backend's arith.fptosi (it rounded to nearest: a copy of 2.7 into
+  // an i32 tile gave 3 on the GPU and 2 on the CPU).
   if (to.isInteger(32))
-    return "__float2int_rn(" + f + ")";
+    return "__float2int_rz(" + f + ")";
   return "(" + cType(to) + ")(" + expr + ")";
 }
 
