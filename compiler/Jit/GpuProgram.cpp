@@ -3,6 +3,7 @@
 #include "tilec/Target/CUDA/CudaEmitter.h"
 #include "tilec/Target/Plan/EntryToPlan.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -29,11 +30,8 @@ GpuProgram compileForGpu(const std::string &source, const std::string &bufferNam
     return program;
   {
     llvm::raw_string_ostream cuda(program.cuda);
-    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-      if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-        sourceMgr.PrintMessage(diag, llvm::SMLoc(), llvm::SourceMgr::DK_Error, d.str());
-      return mlir::success();
-    });
+    // The emitter's errors at their source line, clang-style (file:line:col: error: ...), as the front end's.
+    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diag);
     if (mlir::failed(emitCuda(*module, cuda)))
       return program;
   }

@@ -213,3 +213,20 @@ def test_reductions_over_unit_dims():
     padded = np.zeros((40, 24), np.float32)  # rows past the end read as 0
     padded[:rows] = x[:, :24]
     assert np.array_equal(c, padded.reshape(10, 4, 24).max(axis=1))
+
+
+def test_arithmetic_operators_match_numpy():
+    # kernels/examples/math.tile, arithmetic_operators: float %, /, min, max; int /, %, min, max; negative operands.
+    rng = np.random.default_rng()
+    x = rng.standard_normal(77).astype(np.float32)
+    n = rng.integers(-100, 100, 77).astype(np.int32)
+    y = np.full((77, 4), np.nan, np.float32)
+    j = np.full((77, 4), -999, np.int32)
+    tilec.compile(KERNELS / "examples" / "math.tile", kernel="arithmetic_operators").arithmetic_operators(x, n, y, j)
+    v = x.astype(np.float64) * 4
+    for k, ref in enumerate([np.fmod(v, 1.5), v / 0.75, np.minimum(v, -v * 0.5), np.maximum(v, 0.25)]):
+        assert rel_err(y[:, k], ref) < 1e-5, k
+    q = np.trunc(n / 7).astype(np.int32)
+    for k, ref in enumerate([q, n - 7 * q, np.minimum(n, 3), np.maximum(n * 3, -5)]):
+        assert np.array_equal(j[:, k], ref), k
+    assert np.any(n < 0) and np.any(j[:, 1] < 0)

@@ -11,8 +11,10 @@ range loops, dynamic and compile-time ifs). For each one:
      file:line:col; a signal, an assertion, a stack dump or an error without a location is a finding;
   2. what it emits must compile: `nvcc -cubin -arch=sm_90a` (and sm_80 for the mma.sync branch), with no error;
   3. with --cpu, `tilec run --target cpu` (the reference backend, random inputs, rows = 37: a tail) must run it or
-     refuse it with a diagnostic, and must not produce NaN from finite inputs where the kernel has no division,
-     exp or sqrt (not checked: the generator's arithmetic may overflow) -- only crashes and missing diagnostics count.
+     refuse it with an error message (crashes and silent failures count);
+  4. with --check, on a GPU machine, `tilec run --check` must find the GPU's results equal to the CPU backend's on
+     the same inputs (tilec's tolerance by dtype). Random arithmetic can overflow to inf or NaN on both sides:
+     look at each such finding before calling it a bug.
 
   tools/kernel-fuzz/kernel_fuzz.py --tilec build/bin/tilec --count 200 --seed 1 [--nvcc] [--keep DIR]
 
@@ -30,7 +32,7 @@ import sys
 FLOATS = ("f32", "bf16", "f16")
 DTYPES = FLOATS + ("i32",)
 SIZES = (1, 2, 3, 4, 5, 8, 16, 24, 32, 48, 64, 96, 128)
-GEMM_SIZES = (16, 32, 48, 64, 128)
+GEMM_SIZES = (16, 32, 48, 64, 128, 16, 32, 64, 1, 8, 24, 40)  # mostly tensor-core shapes, some not
 CRASH = re.compile(r"PLEASE submit a bug report|Assertion .* failed|Stack dump|LLVM ERROR|internal compiler error|"
                    r"UNREACHABLE|Segmentation fault|Aborted")
 
@@ -100,7 +102,9 @@ def expr_for(rng, k, dtype, reads, loop_vars):
         op = rng.choice(("+", "-", "*", "/", "fn", "cmp"))
         other = rng.choice(atoms)
         if op == "fn":
-            e = f"{rng.choice(('exp2', 'exp', 'abs', 'sqrt', 'tanh', 'sigmoid', 'floor', 'sin'))}({e})"
+            # Bounded arguments: no inf or NaN from finite inputs, so --check compares numbers.
+            fn = rng.choice(('exp2', 'exp', 'abs', 'sqrt', 'tanh', 'sigmoid', 'floor', 'sin'))
+            e = {"exp2": f"exp2(tanh({e}))", "exp": f"exp(tanh({e}))", "sqrt": f"sqrt(abs({e}))"}.get(fn, f"{fn}({e})")
         elif op == "cmp":
             e = f"({e} < {other} ? {e} : {other})"
         elif op == "/":
@@ -150,9 +154,15 @@ def gen_body(rng, k, depth=0):
         elif choice < 0.35:
             k.emit(f"fill({cur}, {literal(rng, dt)})")
         elif choice < 0.5 and dt != "bool":
-            # Copy into a new tile of another space and maybe dtype.
+            # Copy into a new tile of another space and maybe dtype, sometimes with unit dims added or dropped
+            # (the shapes agree once extents of 1 are dropped).
             ndt = dt if dt == "i32" else rng.choice(FLOATS)
-            nt = k.tile(rng.choice(("fragment", "shared", "local")), ndt, sh)
+            nsh = list(sh)
+            if rng.random() < 0.3:
+                nsh.insert(rng.randrange(len(nsh) + 1), 1)
+            elif rng.random() < 0.3 and 1 in nsh and len(nsh) > 1:
+                nsh.remove(1)
+            nt = k.tile(rng.choice(("fragment", "shared", "local")), ndt, nsh)
             k.emit(f"copy({cur}, {nt})")
         elif choice < 0.65 and len(sh) >= 1:
             dim = rng.randrange(len(sh))
@@ -305,6 +315,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--nvcc", action="store_true", help="compile what tilec emits with nvcc (sm_90a and sm_80)")
     ap.add_argument("--cpu", action="store_true", help="also run each kernel on the CPU backend")
+    ap.add_argument("--check", action="store_true",
+                    help="on a GPU machine: `tilec run --check` (the GPU against the CPU backend, same inputs)")
     ap.add_argument("--runtime-include", default=os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
                                                                "include"))
     ap.add_argument("--keep", default="/tmp/kernel-fuzz")
@@ -352,6 +364,15 @@ def main():
             elif c.returncode == 1 and not re.search(r"error: ", clog):
                 problem = "tilec run --target cpu failed without an error message"
                 log += clog
+        if not problem and args.check:
+            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--check", "--dim", "rows=37",
+                     f"--atomics={strategy}"])
+            clog = c.stdout + c.stderr
+            if c.returncode != 0 and not re.search(r"error: ", clog):
+                problem = f"tilec run --check crashed (exit {c.returncode})"
+            elif c.returncode != 0:
+                problem = "the GPU and the CPU backend disagree, or the GPU run failed"
+            log += clog if problem else ""
         if problem:
             findings += 1
             with open(path + ".log", "w") as f:

@@ -21,6 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/WithColor.h"
 
 #include <chrono>
@@ -113,6 +114,8 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
   mlir::MLIRContext context;
+  // Errors after the front end (the CUDA emitter's) at their source line, clang-style.
+  mlir::SourceMgrDiagnosticHandler laterDiagnostics(sourceMgr, &context, errs());
   // Both targets legalize atomics the same way, so that --check compares like with like; only the CPU alone runs
   // the atomics as written by default.
   std::string strategy = opts.deterministic ? "split" : opts.atomics.empty() && onGpu ? "fp32" : opts.atomics;

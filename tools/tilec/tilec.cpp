@@ -10,6 +10,7 @@
 #include "tilec/runtime/PlanText.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -257,6 +258,9 @@ int main(int argc, char **argv) {
   auto module = tilec::compileToTileIR(context, sourceMgr, options, errs());
   if (!module)
     return 1;
+  // What fails after the front end (the CUDA emitter's refusals) is reported at its source line, clang-style, like
+  // the front end's errors.
+  mlir::SourceMgrDiagnosticHandler laterDiagnostics(sourceMgr, &context, errs());
   if (emit == Emit::Plan) {
     auto entries = tilec::lowerEntries(*module);
     if (!entries)

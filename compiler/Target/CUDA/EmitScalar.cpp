@@ -72,6 +72,7 @@ LogicalResult KernelEmitter::emitScalarOp(Operation *op) {
       .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return bin("*"); })
       .Case<arith::DivFOp, arith::DivSIOp>([&](auto) { return bin("/"); })
       .Case<arith::RemSIOp>([&](auto) { return bin("%"); })
+      .Case<arith::RemFOp>([&](auto) { return call("fmodf"); })
       .Case<arith::AndIOp>([&](auto) { return bin(op->getResult(0).getType().isInteger(1) ? "&&" : "&"); })
       .Case<arith::OrIOp>([&](auto) { return bin(op->getResult(0).getType().isInteger(1) ? "||" : "|"); })
       .Case<arith::XOrIOp>([&](auto) { return bin(op->getResult(0).getType().isInteger(1) ? "!=" : "^"); })
