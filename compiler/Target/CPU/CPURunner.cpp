@@ -174,11 +174,17 @@ llvm::Expected<std::unique_ptr<CPUModule>> CPUModule::compile(ModuleOp module) {
   {
     llvm::raw_string_ostream os(diagnostics);
     ScopedDiagnosticHandler handler(context, [&](Diagnostic &d) {
-      os << d.getLocation() << ": " << d.str() << "\n";
+      // file:line:col as the front end prints it, where the op still carries its source line.
+      if (auto at = d.getLocation()->findInstanceOf<FileLineColLoc>())
+        os << at.getFilename().getValue() << ":" << at.getLine() << ":" << at.getColumn();
+      else
+        os << d.getLocation();
+      os << ": error: " << d.str() << "\n";
       return success();
     });
     if (failed(pm.run(module)))
-      return error("lowering to LLVM for the CPU failed:\n" + diagnostics);
+      return error("internal compiler error: lowering to LLVM for the CPU failed (please report it with this "
+                   "kernel):\n" + diagnostics);
   }
 
   // ExecutionEngineOptions::transformer is a function_ref: the std::function it refers to must outlive create()
