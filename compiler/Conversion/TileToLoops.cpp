@@ -196,6 +196,10 @@ private:
   KernelOp kernel;
   OpBuilder b;
   IRMapping map;
+  /// Where tiles are allocated: the start of the block function, whatever loop or branch the tile.alloc is in (a
+  /// tile lives until the end of the kernel, docs/language.md §7.2; the frees at the end must be dominated).
+  Block *allocBlock = nullptr;
+  Operation *lastAlloc = nullptr;
   DenseMap<Value, View> regions;
 };
 
@@ -250,8 +254,8 @@ LogicalResult KernelLowering::run() {
   b.setInsertionPointToStart(entry);
   SmallVector<Value> allocs;
   // Tiles live for one block: allocated on entry, freed on exit.
-  for (Operation &op : kernel.getBodyBlock())
-    (void)op;
+  allocBlock = entry;
+  lastAlloc = nullptr;
   if (failed(lowerBlock(kernel.getBodyBlock())))
     return failure();
   kernel.walk([&](AllocOp alloc) { allocs.push_back(map.lookup(alloc.getResult())); });
@@ -302,8 +306,14 @@ LogicalResult KernelLowering::lowerBlock(Block &from) {
 LogicalResult KernelLowering::lowerOp(Operation &op) {
   Location loc = op.getLoc();
   if (auto alloc = dyn_cast<AllocOp>(op)) {
-    Value m = memref::AllocOp::create(b, loc, plainType(alloc.getType()));
-    map.map(alloc.getResult(), m);
+    OpBuilder::InsertionGuard guard(b);
+    if (lastAlloc)
+      b.setInsertionPointAfter(lastAlloc);
+    else
+      b.setInsertionPointToStart(allocBlock);
+    auto m = memref::AllocOp::create(b, loc, plainType(alloc.getType()));
+    lastAlloc = m;
+    map.map(alloc.getResult(), m.getResult());
     return success();
   }
   if (auto region = dyn_cast<RegionOp>(op)) {

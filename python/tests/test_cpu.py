@@ -230,3 +230,14 @@ def test_arithmetic_operators_match_numpy():
     for k, ref in enumerate([q, n - 7 * q, np.minimum(n, 3), np.maximum(n * 3, -5)]):
         assert np.array_equal(j[:, k], ref), k
     assert np.any(n < 0) and np.any(j[:, 1] < 0)
+
+
+def test_tiles_allocated_inside_loops_and_branches():
+    # kernels/examples/scopes.tile: a tile allocated in a range loop, a pipelined loop and a dynamic if (37 rows:
+    # blocks 0 and 2 even, block 2 a tail).
+    rng = np.random.default_rng()
+    x = rng.standard_normal((37, 32)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    tilec.compile(KERNELS / "examples" / "scopes.tile").scoped_tiles(x, y)
+    even = ((np.arange(37) // 16) % 2 == 0)[:, None]
+    assert rel_err(y, 2 * x.astype(np.float64) + even * x) < 1e-6

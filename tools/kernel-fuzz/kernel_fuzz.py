@@ -186,8 +186,10 @@ def gen_body(rng, k, depth=0):
                 k.emit(f"copy({cur}, {k.region(out, list(sh))})")
             else:
                 k.emit(f"atomic_add({k.region(out, list(sh))}, {cur})")
-        elif choice < 0.91 and depth == 0:
+        elif choice < 0.88 and depth == 0:
             gen_loop(rng, k)
+        elif choice < 0.91 and depth == 0:
+            gen_pipelined_gemm(rng, k)
         elif choice < 0.95:
             gen_region_ops(rng, k, cur)
         else:
@@ -274,6 +276,48 @@ def gen_gemm(rng, k):
     k.emit(f"gemm({', '.join(args)})")
 
 
+def gen_pipelined_gemm(rng, k):
+    """The tiled-gemm pattern: a pipelined loop over K streaming both operands through shared memory into a
+    register accumulator (multi-buffering, prefetch, wgmma or mma.sync), sometimes with the A tile rescaled through
+    a fragment first (register A) and a dynamic lower bound."""
+    m, n, kk = rng.choice((16, 32, 64, 128)), rng.choice((16, 32, 64, 128)), rng.choice((16, 32, 64))
+    dt = rng.choice(("bf16", "f16"))
+    tb = rng.random() < 0.5
+    ga = k.tensor(dt, [m, 64])  # [rows, 64]: K runs over a fixed 64 columns ...
+    ga_name = ga
+    k.params[-1] = (ga, dt, ["rows", "depth"])  # ... of a dynamic extent `depth`
+    gb = k.tensor(dt, [1, n] if tb else [1, n])
+    k.params[-1] = (gb, dt, ["depth", str(n)] if not tb else [str(n), "depth"])
+    a = k.tile("shared", dt, [m, kk])
+    b = k.tile("shared", dt, [n, kk] if tb else [kk, n])
+    c = k.tile("fragment", "f32", [m, n])
+    k.emit(f"fill({c}, 0.0)")
+    var = k.fresh("kt")
+    lower = rng.choice(("0", "0", f"{k.block_var} % 2"))
+    k.emit(f"for {var} in pipelined({lower}, cdiv(depth, {kk}), stages={rng.choice((1, 2, 3, 4))}):")
+    k.indent += 1
+    k.emit(f"copy({ga_name}[{k.block_var} * {m} :+ {m}, {var} * {kk} :+ {kk}], {a})")
+    if tb:
+        k.emit(f"copy({gb}[0 :+ {n}, {var} * {kk} :+ {kk}], {b})")
+    else:
+        k.emit(f"copy({gb}[{var} * {kk} :+ {kk}, 0 :+ {n}], {b})")
+    operand = a
+    if rng.random() < 0.3:
+        operand = k.tile("fragment", dt, [m, kk])
+        k.emit(f"copy({a}, {operand})")
+        k.emit(f"for i, j in parallel({m}, {kk}):")
+        k.emit(f"    {operand}[i, j] = {operand}[i, j] * 0.5")
+    args = [operand, b, c] + (["transpose_b=true"] if tb else [])
+    if rng.random() < 0.3:
+        args.append(f"policy={rng.choice(('square', 'full_row', 'full_col'))}")
+    k.emit(f"gemm({', '.join(args)})")
+    k.indent -= 1
+    if operand != a:
+        del k.tiles[operand]  # its name is scoped to the loop body
+    out = k.tensor("f32", [m, n])
+    k.emit(f"copy({c}, {k.region(out, [m, n])})")
+
+
 def gen_loop(rng, k):
     shape = [rng.choice((16, 32, 64)), rng.choice((8, 32, 64))]
     dt = rng.choice(FLOATS)
@@ -294,9 +338,11 @@ def gen_loop(rng, k):
     k.indent -= 1
 
 
-def generate(rng, index):
+def generate(rng, index, gemm_loops=False):
     k = Kernel(rng, f"k{index}")
     threads = rng.choice((32, 64, 128, 128, 256))
+    if gemm_loops:
+        gen_pipelined_gemm(rng, k)
     gen_body(rng, k)
     params = ", ".join(f"{n}: {d}[{', '.join(dims)}]" for n, d, dims in k.params)
     head = [f"kernel {k.name}<flag: bool = {rng.choice(('true', 'false'))}>({params})",
@@ -320,13 +366,16 @@ def main():
     ap.add_argument("--runtime-include", default=os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
                                                                "include"))
     ap.add_argument("--keep", default="/tmp/kernel-fuzz")
+    ap.add_argument("--gemm-loops", action="store_true",
+                    help="start every kernel with a pipelined tiled gemm (multi-buffering, prefetch, tensor cores)")
     ap.add_argument("--show-refused", action="store_true", help="print each refusal's first error")
     args = ap.parse_args()
     os.makedirs(args.keep, exist_ok=True)
     rng = random.Random(args.seed)
     findings = refused = emitted = 0
     for i in range(args.count):
-        src = generate(rng, i)
+        src = generate(rng, i, args.gemm_loops)
+        dims = ["--dim", "rows=37"] + (["--dim", "depth=100"] if "depth" in src else [])
         path = os.path.join(args.keep, f"seed{args.seed}-k{i}.tile")
         with open(path, "w") as f:
             f.write(src)
@@ -355,8 +404,7 @@ def main():
                         log += c.stdout + c.stderr
                         break
         if not problem and args.cpu:
-            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--target", "cpu", "--dim", "rows=37",
-                     f"--atomics={strategy}"])
+            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--target", "cpu", *dims, f"--atomics={strategy}"])
             clog = c.stdout + c.stderr
             if c.returncode < 0 or c.returncode > 1 or CRASH.search(clog):
                 problem = f"tilec run --target cpu crashed (exit {c.returncode})"
@@ -365,8 +413,7 @@ def main():
                 problem = "tilec run --target cpu failed without an error message"
                 log += clog
         if not problem and args.check:
-            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--check", "--dim", "rows=37",
-                     f"--atomics={strategy}"])
+            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--check", *dims, f"--atomics={strategy}"])
             clog = c.stdout + c.stderr
             if c.returncode != 0 and not re.search(r"error: ", clog):
                 problem = f"tilec run --check crashed (exit {c.returncode})"
