@@ -490,14 +490,17 @@ private:
         tiles.push_back(partial);
         layouts.try_emplace(partial, want);
         b.setInsertionPoint(reduce);
+        // With clear=false the old contents take part: they come in the same way the result goes back, through
+        // shared memory where the layouts differ (a direct copy between two distributed layouts has no lowering).
+        CopyOp in;
         if (!reduce.getClear())
-          CopyOp::create(b, reduce.getLoc(), t, partial);
+          in = CopyOp::create(b, reduce.getLoc(), t, partial);
         b.setInsertionPointAfter(reduce);
         auto back = CopyOp::create(b, reduce.getLoc(), partial, t);
         reduce.getTargetMutable().assign(partial);
         reduce.emitRemark() << "the target of this reduction is not in the reduction's layout (" << want.name()
                             << "); it reduces into '" << gpu::nameOf(partial) << "' and copies";
-        if (failed(convertCopy(back)))
+        if (failed(convertCopy(back)) || (in && failed(convertCopy(in))))
           return failure();
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         if (failed(convertCopy(copy)))

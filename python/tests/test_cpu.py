@@ -241,3 +241,16 @@ def test_tiles_allocated_inside_loops_and_branches():
     tilec.compile(KERNELS / "examples" / "scopes.tile").scoped_tiles(x, y)
     even = ((np.arange(37) // 16) % 2 == 0)[:, None]
     assert rel_err(y, 2 * x.astype(np.float64) + even * x) < 1e-6
+
+
+def test_running_row_sums():
+    # kernels/examples/reductions.tile, running_row_sums: reduce_sum(..., clear=false) into a tile laid out for a
+    # gemm's accumulator; 77 rows (a tail block: padded rows read as 0 and are not written).
+    rng = np.random.default_rng()
+    x = rng.standard_normal((77, 16)).astype(np.float32)
+    w = round_to_bf16(rng.standard_normal((16, 32)).astype(np.float32))
+    y = np.full((77, 32), np.nan, np.float32)
+    tilec.compile(KERNELS / "examples" / "reductions.tile", kernel="running_row_sums").running_row_sums(x, w, y)
+    xb = round_to_bf16(x).astype(np.float64)
+    ref = 2 * (xb @ w) / (np.abs(2 * x.astype(np.float64).sum(axis=1, keepdims=True)) + 1)
+    assert rel_err(y, ref) < 1e-4

@@ -318,6 +318,43 @@ def gen_pipelined_gemm(rng, k):
     k.emit(f"copy({c}, {k.region(out, [m, n])})")
 
 
+def gen_attention_like(rng, k):
+    """The flash-attention forward pattern at random sizes: S = Q·Kᵀ per key block in a pipelined loop, a running
+    row maximum (reduce_max, clear=false) over the gemm's accumulator layout, exp2 in a parallel loop, row sums,
+    P converted to 16 bits and O += P·V with P in registers."""
+    m, n, d = rng.choice((16, 32, 64, 128)), rng.choice((16, 32, 64)), rng.choice((16, 32, 64))
+    dt = rng.choice(("bf16", "f16"))
+    q, kk, v, o = (k.tensor(dt, [m, d]), k.tensor(dt, [n, d]), k.tensor(dt, [n, d]), k.tensor("f32", [m, d]))
+    for t in (kk, v):
+        name, ty, dims = next(p for p in k.params if p[0] == t)
+        k.params[[p[0] for p in k.params].index(t)] = (name, ty, ["keys", str(d)])
+    q_s, k_s, v_s = k.tile("shared", dt, [m, d]), k.tile("shared", dt, [n, d]), k.tile("shared", dt, [n, d])
+    s_f, p_f = k.tile("fragment", "f32", [m, n]), k.tile("fragment", dt, [m, n])
+    mx, sm, acc = k.tile("fragment", "f32", [m]), k.tile("fragment", "f32", [m]), k.tile("fragment", "f32", [m, d])
+    k.emit(f"copy({k.region(q, [m, d])}, {q_s})")
+    k.emit(f"fill({mx}, -inf)")
+    k.emit(f"fill({sm}, 0.0)")
+    k.emit(f"fill({acc}, 0.0)")
+    var = k.fresh("j")
+    k.emit(f"for {var} in pipelined(0, cdiv(keys, {n}), stages={rng.choice((1, 2, 3))}):")
+    k.indent += 1
+    k.emit(f"copy({kk}[{var} * {n} :+ {n}, :], {k_s})")
+    k.emit(f"copy({v}[{var} * {n} :+ {n}, :], {v_s})")
+    k.emit(f"gemm({q_s}, {k_s}, {s_f}, transpose_b=true, clear=true)")
+    k.emit(f"for i, c in parallel({m}, {n}):")
+    k.emit(f"    {s_f}[i, c] = {var} * {n} + c < keys ? {s_f}[i, c] * 0.125 : -inf")
+    k.emit(f"reduce_max({s_f}, {mx}, dim=1, clear=false)")
+    k.emit(f"for i, c in parallel({m}, {n}):")
+    k.emit(f"    {s_f}[i, c] = exp2({s_f}[i, c] - {mx}[i])")
+    k.emit(f"reduce_sum({s_f}, {sm}, dim=1, clear=false)")
+    k.emit(f"copy({s_f}, {p_f})")
+    k.emit(f"gemm({p_f}, {v_s}, {acc}{rng.choice(('', ', policy=full_row'))})")
+    k.indent -= 1
+    k.emit(f"for i, c in parallel({m}, {d}):")
+    k.emit(f"    {acc}[i, c] = {acc}[i, c] / ({sm}[i] + 1.0)")
+    k.emit(f"copy({acc}, {k.region(o, [m, d])})")
+
+
 def gen_loop(rng, k):
     shape = [rng.choice((16, 32, 64)), rng.choice((8, 32, 64))]
     dt = rng.choice(FLOATS)
@@ -342,7 +379,7 @@ def generate(rng, index, gemm_loops=False):
     k = Kernel(rng, f"k{index}")
     threads = rng.choice((32, 64, 128, 128, 256))
     if gemm_loops:
-        gen_pipelined_gemm(rng, k)
+        (gen_attention_like if rng.random() < 0.5 else gen_pipelined_gemm)(rng, k)
     gen_body(rng, k)
     params = ", ".join(f"{n}: {d}[{', '.join(dims)}]" for n, d, dims in k.params)
     head = [f"kernel {k.name}<flag: bool = {rng.choice(('true', 'false'))}>({params})",
@@ -375,7 +412,8 @@ def main():
     findings = refused = emitted = 0
     for i in range(args.count):
         src = generate(rng, i, args.gemm_loops)
-        dims = ["--dim", "rows=37"] + (["--dim", "depth=100"] if "depth" in src else [])
+        dims = ["--dim", "rows=37"] + (["--dim", "depth=100"] if "depth" in src else []) + \
+            (["--dim", "keys=75"] if "keys" in src else [])
         path = os.path.join(args.keep, f"seed{args.seed}-k{i}.tile")
         with open(path, "w") as f:
             f.write(src)
