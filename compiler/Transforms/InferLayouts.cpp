@@ -125,6 +125,8 @@ private:
 
   SmallVector<Value> tiles;
   llvm::DenseMap<Value, FragmentLayout> layouts;
+  /// The copies that parallel loops read in their own layout (readThroughCopy), by loop and fragment.
+  llvm::DenseMap<std::pair<Operation *, Value>, Value> readCopies;
 
   bool isFragmentAlloc(Value v) { return v.getDefiningOp<AllocOp>() && isIn(v, MemorySpace::Fragment); }
   static bool isIn(Value v, MemorySpace s) { return gpu::isIn(v, s); }
@@ -530,6 +532,55 @@ private:
     return success();
   }
 
+  // A fragment that a parallel loop only reads, at elements its threads do not hold (a row statistic laid out for
+  // one gemm's accumulator, read in a loop over another's): the loop reads a copy in a slice of its own layout,
+  // made just before it (through shared memory where the layouts differ). Each buffer index must be a distinct
+  // loop variable, in loop order. Returns false (the caller reports the access) where this does not apply.
+  bool readThroughCopy(ParallelOp loop, const FragmentLayout &driver, const Access &a,
+                       ArrayRef<Access> accesses) {
+    if (a.isStore || !a.simple)
+      return false;
+    for (const Access &other : accesses)
+      if (other.buffer == a.buffer && (other.isStore || other.dims != a.dims))
+        return false;
+    SmallVector<int> used(a.dims.begin(), a.dims.end());
+    if (llvm::is_contained(used, -1) || !llvm::is_sorted(used) ||
+        std::adjacent_find(used.begin(), used.end()) != used.end())
+      return false;
+    FragmentLayout want = driver;
+    for (int d = driver.rank() - 1; d >= 0; --d)
+      if (!llvm::is_contained(used, d))
+        want = want.slice(d);
+    if (want.shape() != shapeOf(a.buffer))
+      return false;
+    std::vector<int> dims(used.begin(), used.end());
+    if (!cuda::registerAccessMap(driver, want, dims, std::vector<int64_t>(dims.size(), 0)))
+      return false;
+    auto it = readCopies.find({loop.getOperation(), a.buffer});
+    Value copy;
+    if (it != readCopies.end()) {
+      copy = it->second;
+    } else {
+      OpBuilder b(kernel.getContext());
+      b.setInsertionPointToStart(&kernel.getBodyBlock());
+      auto name = NameLoc::get(StringAttr::get(kernel.getContext(), gpu::nameOf(a.buffer) + "_read"), loop.getLoc());
+      auto type = getTileMemRefType(want.shape(), getElementTypeOf(a.buffer.getType()), MemorySpace::Fragment);
+      copy = AllocOp::create(b, name, type).getResult();
+      tiles.push_back(copy);
+      layouts.try_emplace(copy, want);
+      b.setInsertionPoint(loop);
+      auto in = CopyOp::create(b, loop.getLoc(), a.buffer, copy);
+      if (failed(convertCopy(in)))
+        return false;
+      readCopies[{loop.getOperation(), a.buffer}] = copy;
+      loop.emitRemark() << "'" << gpu::nameOf(a.buffer) << "' (" << layouts.find(a.buffer)->second.name()
+                        << ") is read here at elements that the threads of this loop (" << driver.name()
+                        << ") do not hold; the loop reads a copy in " << want.name();
+    }
+    cast<memref::LoadOp>(a.op).getMemrefMutable().assign(copy);
+    return true;
+  }
+
   // Step 5b: how each parallel loop is spread, and a check of every fragment access in it.
   LogicalResult annotateLoops() {
     LogicalResult result = success();
@@ -561,6 +612,8 @@ private:
         }
         if (!a.simple || !cuda::registerAccessMap(*driver, l, std::vector<int>(a.dims.begin(), a.dims.end()),
                                                   std::vector<int64_t>(a.constants.begin(), a.constants.end()))) {
+          if (readThroughCopy(loop, *driver, a, accesses))
+            continue;
           a.op->emitError() << "'" << gpu::nameOf(a.buffer) << "' (" << l.name()
                             << ") is accessed here at elements that the threads of this loop (" << driver->name()
                             << ") do not hold; not supported yet";

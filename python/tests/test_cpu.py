@@ -254,3 +254,14 @@ def test_running_row_sums():
     xb = round_to_bf16(x).astype(np.float64)
     ref = 2 * (xb @ w) / (np.abs(2 * x.astype(np.float64).sum(axis=1, keepdims=True)) + 1)
     assert rel_err(y, ref) < 1e-4
+
+
+def test_normalized_product():
+    # kernels/examples/reductions.tile, normalized_product: row sums read in a loop over a gemm's accumulator.
+    rng = np.random.default_rng()
+    x = rng.standard_normal((77, 32)).astype(np.float32)
+    w = round_to_bf16(rng.standard_normal((32, 16)).astype(np.float32))
+    y = np.full((77, 16), np.nan, np.float32)
+    tilec.compile(KERNELS / "examples" / "reductions.tile", kernel="normalized_product").normalized_product(x, w, y)
+    ref = (round_to_bf16(x).astype(np.float64) @ w) / (np.abs(x.astype(np.float64).sum(axis=1, keepdims=True)) + 1)
+    assert rel_err(y, ref) < 1e-4
