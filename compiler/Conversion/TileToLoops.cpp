@@ -346,6 +346,17 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
                        atomic.getWriteOnce());
   if (auto atomic = dyn_cast<AtomicRmwOp>(op))
     return lowerAtomic(&op, atomic.getValue(), atomic.getDest(), atomic.getIndices(), atomic.getKind());
+  if (auto arrive = dyn_cast<ArriveLastOp>(op)) {
+    // One program runs the blocks one after another: a plain count.
+    Value counters = map.lookup(arrive.getCounters()), index = map.lookup(arrive.getIndex());
+    Value old = memref::LoadOp::create(b, loc, counters, ValueRange{index});
+    Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
+    memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, old, one), counters, ValueRange{index});
+    Value lastBefore = arith::ConstantIntOp::create(b, loc, arrive.getCount() - 1, 32);
+    map.map(arrive.getLast(),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastBefore).getResult());
+    return success();
+  }
   if (auto par = dyn_cast<ParallelOp>(op)) {
     OpBuilder::InsertionGuard g(b);
     Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);

@@ -7,6 +7,9 @@
 #include "tilec/Transforms/AtomicConflictAnalysis.h"
 #include "tilec/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
@@ -38,6 +41,10 @@ struct Destination {
   bool writeOnce = false;
   // ... and the blocks together write every element of every slice: the partial buffer needs no zeroing.
   bool covered = false;
+  // ... and the last block to finish a destination tile adds the slices into it (no separate sum kernel): the
+  // kernel gains the destination and an arrival counter per tile as arguments.
+  bool lastBlockSum = false;
+  unsigned dstArg = 0, counterArg = 0;
   int64_t splits = 1;
   std::string why;   // the strategy part of the remark, before kernel names
   std::string pre, post; // generated kernels (names)
@@ -85,6 +92,38 @@ std::string replacementBlocker(Value arg, bool forSplit) {
   return "";
 }
 
+/// `e` as arith ops on index values (symbols `symbols`): the forms that the CUDA emitter and the launch plan's
+/// expressions both handle.
+Value materializeAffine(OpBuilder &b, Location loc, AffineExpr e, ArrayRef<Value> symbols) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return arith::ConstantIndexOp::create(b, loc, c.getValue());
+  if (auto sym = dyn_cast<AffineSymbolExpr>(e))
+    return symbols[sym.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = materializeAffine(b, loc, bin.getLHS(), symbols);
+  Value r = materializeAffine(b, loc, bin.getRHS(), symbols);
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::Mod: return arith::RemSIOp::create(b, loc, l, r);
+  default: llvm_unreachable("grid extents have no dims");
+  }
+}
+
+/// The kernel's grid extents as index values, each grid symbol read with `dimOf(argument, axis)`.
+SmallVector<Value> gridExtents(OpBuilder &b, Location loc, KernelOp kernel, ArrayRef<int64_t> gridOperands,
+                               llvm::function_ref<Value(int64_t, int64_t)> dimOf) {
+  SmallVector<Value> symbols;
+  for (size_t i = 0; i + 1 < gridOperands.size(); i += 2)
+    symbols.push_back(dimOf(gridOperands[i], gridOperands[i + 1]));
+  SmallVector<Value> extents;
+  for (AffineExpr e : kernel.getGrid().getResults())
+    extents.push_back(materializeAffine(b, loc, e, symbols));
+  return extents;
+}
+
 class KernelLegalizer {
 public:
   KernelLegalizer(ModuleOp module, KernelOp kernel, Strategy strategy,
@@ -99,6 +138,7 @@ private:
   std::string uniqueName(const std::string &base);
   void retypeToF32(Destination &d);
   void retypeToSplit(Destination &d);
+  void addLastBlockSum(Destination &d, MemRefType dstType, AffineMap userShape);
   void buildEntry(StringRef userName, FunctionType userType,
                   ArrayRef<NamedAttribute> userAttrs,
                   ArrayRef<Destination *> replaced);
@@ -109,6 +149,8 @@ private:
   int64_t maxSplit;
   bool deterministic;
   std::string mainName;
+  // The grid's (argument, axis) bindings before split shifted any (the user's arguments' axes).
+  SmallVector<int64_t> userGridOperands;
 };
 
 std::string KernelLegalizer::uniqueName(const std::string &base) {
@@ -173,6 +215,7 @@ void KernelLegalizer::decide(Destination &d) {
       d.writeOnce = !d.conflict.repeats;
       d.covered = d.writeOnce &&
                   splitSlicesCovered(d.sites.front(), kernel, d.conflict);
+      d.lastBlockSum = d.covered;
       d.why = "split: each of the " + std::to_string(d.splits) +
               " splits updates its own slice of " +
               (d.covered ? "an f32 partial buffer, not zeroed because "
@@ -323,6 +366,121 @@ void KernelLegalizer::retypeToSplit(Destination &d) {
   }
 }
 
+// After the split store, the block arrives at its destination tile's counter; the last of the `splits` blocks that
+// write the tile (the others may still be running: the order of arrival is arbitrary) reads the destination and
+// the slices back, still in L2, and writes dst <- round(f32(dst) + partial[0] + ... + partial[splits-1]): the
+// sum kernel's order, so the result is bitwise the same whichever block is last.
+//
+// Tiles: covered (splitSlicesCovered) means each destination dimension is whole or tiled by one block index k
+// as (b_k floordiv q) * window, and the colliding indices in no dimension span their constant extent. Blocks
+// agreeing on b_k floordiv q for every used k (q = the collision's period) write the same tile, and blocks that
+// do not write disjoint ones; a tile's counter is the block's linear index with each colliding b_k replaced by
+// b_k floordiv q (or 0 where no dimension separates it). A group cut short at the grid's end (its extent not a
+// multiple of q) never reaches `splits` arrivals; covered puts its tile past the destination's extent, where
+// nothing is written.
+void KernelLegalizer::addLastBlockSum(Destination &d, MemRefType dstType, AffineMap userShape) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = d.sites.front().getLoc();
+  Block &body = kernel.getBodyBlock();
+  unsigned numArgs = kernel.getNumArguments();
+  auto counterType = getTileMemRefType({ShapedType::kDynamic}, IntegerType::get(ctx, 32), MemorySpace::Global);
+  d.dstArg = numArgs;
+  d.counterArg = numArgs + 1;
+  BlockArgument dst = body.insertArgument(d.dstArg, dstType, loc);
+  BlockArgument counters = body.insertArgument(d.counterArg, counterType, loc);
+  SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
+  inputs.append({dstType, counterType});
+  kernel.setFunctionType(FunctionType::get(ctx, inputs, {}));
+  if (auto names = kernel->getAttrOfType<ArrayAttr>("tile.arg_names")) {
+    SmallVector<Attribute> updated(names.begin(), names.end());
+    if (d.arg < updated.size())
+      updated[d.arg] = StringAttr::get(ctx, d.name + "_partial");
+    updated.push_back(StringAttr::get(ctx, d.name));
+    updated.push_back(StringAttr::get(ctx, d.name + "_arrivals"));
+    kernel->setAttr("tile.arg_names", ArrayAttr::get(ctx, updated));
+  }
+  if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"); shapes && userShape) {
+    // The counters: one per block, the grid's extents over the named dims.
+    AffineMap grid = kernel.getGrid();
+    SmallVector<AffineExpr> symbolExprs;
+    auto userShapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes");
+    bool known = true;
+    for (size_t i = 0; i + 1 < userGridOperands.size(); i += 2) {
+      int64_t arg = userGridOperands[i], axis = userGridOperands[i + 1];
+      AffineMap m = arg == d.arg ? userShape
+                    : arg < (int64_t)userShapes.size() ? cast<AffineMapAttr>(userShapes[arg]).getValue()
+                                                       : AffineMap();
+      if (!m || axis >= m.getNumResults()) {
+        known = false;
+        break;
+      }
+      symbolExprs.push_back(m.getResult(axis));
+    }
+    SmallVector<Attribute> updated(shapes.begin(), shapes.end());
+    updated.push_back(AffineMapAttr::get(userShape));
+    AffineExpr blocks = getAffineConstantExpr(1, ctx);
+    if (known)
+      for (AffineExpr e : grid.getResults())
+        blocks = blocks * e.replaceDimsAndSymbols({}, symbolExprs);
+    updated.push_back(AffineMapAttr::get(known ? AffineMap::get(userShape.getNumDims(), userShape.getNumSymbols(),
+                                                                 blocks, ctx)
+                                               : AffineMap::get(userShape.getNumDims(), userShape.getNumSymbols(),
+                                                                ArrayRef<AffineExpr>{}, ctx)));
+    kernel->setAttr("tile.arg_shapes", ArrayAttr::get(ctx, updated));
+  }
+
+  AtomicAddOp site = d.sites.front();
+  auto slice = cast<RegionOp>(site.getDest().getDefiningOp());
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(&body);
+  // The tile's counter.
+  SmallVector<Value> extents = gridExtents(b, loc, kernel, kernel.getGridOperands(), [&](int64_t arg, int64_t axis) {
+    return memref::DimOp::create(b, loc, kernel.getArgument(arg), axis).getResult();
+  });
+  Value tileIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t k = kernel.getGridRank() - 1; k >= 0; --k) {
+    Value term = kernel.getBlockIndex(k);
+    for (const GridCollision &c : d.conflict.collisions)
+      if (c.blockIndex == k)
+        term = c.period ? arith::FloorDivSIOp::create(b, loc, term,
+                                                      arith::ConstantIndexOp::create(b, loc, *c.period))
+                              .getResult()
+                        : arith::ConstantIndexOp::create(b, loc, 0).getResult();
+    tileIndex = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tileIndex, extents[k]), term);
+  }
+  // The fragments for the sum: the tile's shape (the region's, unit dimensions dropped), f32.
+  RegionType sliceType = slice.getType();
+  auto fragType = getTileMemRefType(sliceType.getShape(), Float32Type::get(ctx), MemorySpace::Fragment);
+  Value sum = AllocOp::create(b, loc, fragType);
+  Value part = AllocOp::create(b, loc, fragType);
+  auto last = ArriveLastOp::create(b, loc, b.getI1Type(), counters, tileIndex, b.getI64IntegerAttr(d.splits));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, last.getLast(), /*withElseRegion=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  // The user's region: the slice's offsets and sizes without the split axis.
+  SmallVector<Value> offsets(slice.getOffsets().drop_front());
+  SmallVector<int64_t> sizes(slice.getSizes().drop_front());
+  auto dstRegion = RegionOp::create(b, loc, dst, offsets, sizes);
+  CopyOp::create(b, loc, dstRegion, sum);
+  auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                 arith::ConstantIndexOp::create(b, loc, d.splits),
+                                 arith::ConstantIndexOp::create(b, loc, 1));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    SmallVector<Value> partOffsets = {loop.getInductionVar()};
+    partOffsets.append(offsets);
+    auto partRegion = RegionOp::create(b, loc, kernel.getArgument(d.arg), partOffsets, slice.getSizes());
+    CopyOp::create(b, loc, partRegion, part);
+    auto par = ParallelOp::create(b, loc, sliceType.getShape());
+    b.setInsertionPointToStart(&par.getBodyBlock());
+    ValueRange at = par.getInductionVars();
+    Value t = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, sum, at),
+                                    memref::LoadOp::create(b, loc, part, at));
+    memref::StoreOp::create(b, loc, t, sum, at);
+  }
+  CopyOp::create(b, loc, sum, dstRegion);
+}
+
 void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
                                  ArrayRef<NamedAttribute> userAttrs,
                                  ArrayRef<Destination *> replaced) {
@@ -358,16 +516,39 @@ void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
     launchArgs[d->arg] = ws;
     buffers.push_back(ws);
   }
+  // Last-block sums: the destination and a zeroed counter per block of the grid (counted from the user's
+  // arguments, which the plan knows the dims of).
+  SmallVector<Value> counterBuffers;
+  for (Destination *d : replaced) {
+    if (!d->lastBlockSum)
+      continue;
+    SmallVector<Value> extents = gridExtents(b, loc, kernel, userGridOperands, [&](int64_t arg, int64_t axis) {
+      return memref::DimOp::create(b, loc, args[arg], constant(axis)).getResult();
+    });
+    Value blocks = constant(1);
+    for (Value e : extents)
+      blocks = arith::MulIOp::create(b, loc, blocks, e);
+    auto counterType = cast<MemRefType>(kernel.getArgument(d->counterArg).getType());
+    Value counters = WorkspaceOp::create(b, loc, counterType, ValueRange{blocks}, /*zeroed=*/true);
+    launchArgs.resize(std::max<size_t>(launchArgs.size(), d->counterArg + 1));
+    launchArgs[d->dstArg] = args[d->arg];
+    launchArgs[d->counterArg] = counters;
+    counterBuffers.push_back(counters);
+  }
   LaunchOp::create(b, loc, mainName, launchArgs);
   for (auto [d, ws] : llvm::zip(replaced, buffers)) {
-    LaunchOp::create(b, loc, d->post, ValueRange{ws, args[d->arg]});
+    if (!d->post.empty())
+      LaunchOp::create(b, loc, d->post, ValueRange{ws, args[d->arg]});
     FreeOp::create(b, loc, ws);
   }
+  for (Value counters : counterBuffers)
+    FreeOp::create(b, loc, counters);
 }
 
 LogicalResult KernelLegalizer::run() {
   std::string userName = kernel.getSymName().str();
   FunctionType userType = kernel.getFunctionType();
+  userGridOperands.assign(kernel.getGridOperands().begin(), kernel.getGridOperands().end());
   // The user's view of the signature, for the entry (the main kernel's
   // shapes change with split).
   SmallVector<NamedAttribute> userAttrs;
@@ -451,11 +632,18 @@ LogicalResult KernelLegalizer::run() {
                         dstType, wsType, 1, d.name);
       replaced.push_back(&d);
     } else if (d.storage == Storage::Split) {
+      AffineMap userShape;
+      if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"); shapes && arg < shapes.size())
+        userShape = cast<AffineMapAttr>(shapes[arg]).getValue();
       retypeToSplit(d);
-      auto partType = cast<MemRefType>(kernel.getArgument(arg).getType());
-      d.post = uniqueName(userName + "_" + d.name + "_sum");
-      buildAtomicKernel(b, kernel.getLoc(), d.post, AtomicKernelKind::Sum,
-                        dstType, partType, d.splits, d.name);
+      if (d.lastBlockSum) {
+        addLastBlockSum(d, dstType, userShape);
+      } else {
+        auto partType = cast<MemRefType>(kernel.getArgument(arg).getType());
+        d.post = uniqueName(userName + "_" + d.name + "_sum");
+        buildAtomicKernel(b, kernel.getLoc(), d.post, AtomicKernelKind::Sum,
+                          dstType, partType, d.splits, d.name);
+      }
       replaced.push_back(&d);
     }
     for (AtomicAddOp site : d.sites) {
@@ -467,6 +655,9 @@ LogicalResult KernelLegalizer::run() {
     std::string kernels;
     if (d.storage == Storage::F32Workspace)
       kernels = " (@" + d.pre + " before, @" + d.post + " after)";
+    else if (d.storage == Storage::Split && d.lastBlockSum)
+      kernels = "; the last of the " + std::to_string(d.splits) + " blocks that write a tile of '" + d.name +
+                "' adds the slices into it, in a fixed order";
     else if (d.storage == Storage::Split)
       kernels = ", and @" + d.post + " adds the slices into '" + d.name +
                 "' in a fixed order";

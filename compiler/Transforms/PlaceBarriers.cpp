@@ -152,7 +152,8 @@ void insertBarrierBefore(Operation *op) {
 void placeIn(Block &block, State &state, const SharedRanges &shared);
 
 void placeAt(Operation *op, State &state, const SharedRanges &shared) {
-  if (isa<BarrierOp>(op)) {
+  // tile.arrive_last waits for every thread of the block itself (__syncthreads before the count, and after).
+  if (isa<BarrierOp, ArriveLastOp>(op)) {
     state.clear();
     return;
   }

@@ -5,9 +5,10 @@
 // something simple and checkable:
 //   *_to_f32 / *_from_f32   really convert bf16 <-> f32, every element, over whatever grid the plan launches;
 //   attn_bwd_main           adds known per-block values: into dQ's f32 workspace with f32 atomics from every
-//                           key block m; into dK/dV's slice of the partial buffers (split: plain read-modify-write
-//                           of partial[h mod 2]) or f32 workspaces (fp32: f32 atomics, two heads per element);
-//   attn_bwd_dK_sum / _dV_sum  dst <- round(f32(dst) + partial[0] + partial[1]), in that order.
+//                           key block m; into dK/dV's slice of the partial buffers (split: plain stores into
+//                           partial[h mod 2], then the last of the 2 blocks of a tile to arrive at its counter
+//                           writes dst <- round(f32(dst) + partial[0] + partial[1]), in that order) or f32
+//                           workspaces (fp32: f32 atomics, two heads per element).
 // The host owns bf16 tensors and calls the entry once; the workspaces, the launch order and the frees are the
 // plan's. Results are checked against the CPU: relative norm against float64 for every output, bitwise (and across
 // runs) for the split outputs dK and dV. Without a driver the GPU part is skipped; the plan files are parsed and
@@ -87,22 +88,30 @@ CONVERT(dQ)
 CONVERT(dK)
 CONVERT(dV)
 
-#define SUM(name)                                                                                                \
-  extern "C" __global__ void attn_bwd_##name##_sum(const float *partial, long long, long long, long long, bf16_bits *dst, long long d0, long long d1, long long d2) { \
-    const u64 slice = u64(d0) * d1 * d2 * 128;                                                                   \
-    EACH_ELEMENT(i, d0, d1, d2) {                                                                                \
-      float s = f32(dst[i]);                                                                                     \
-      s = __fadd_rn(s, partial[i]);                                                                              \
-      s = __fadd_rn(s, partial[slice + i]);                                                                      \
-      dst[i] = bf16(s);                                                                                          \
-    }                                                                                                            \
-  }
-SUM(dK)
-SUM(dV)
+#if SPLIT
+// The generated kernel's arrival (tile.arrive_last): every thread's writes fenced, one count per block, the verdict
+// shared by the barrier.
+__device__ bool arrive_last(int *counter, int count) {
+  __threadfence();
+  __syncthreads();
+  int mine = 0;
+  if (threadIdx.x == 0)
+    mine = atomicAdd(counter, 1) == count - 1;
+  const bool last = __syncthreads_or(mine) != 0;
+  if (last)
+    __threadfence();
+  return last;
+}
+#endif
 
 extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, long long, long long, long long, const bf16_bits *K, long long, long long, long long, const bf16_bits *V, long long, long long, long long,
                                          const bf16_bits *dO, long long, long long, long long, const float *lse, long long, long long, long long, const float *delta, long long, long long, long long, float *dQ, long long, long long, long long,
-                                         float *dK, long long, long long, long long, float *dV, long long, long long, long long) {
+                                         float *dK, long long, long long, long long, float *dV, long long, long long, long long
+#if SPLIT
+                                         , bf16_bits *dK_out, long long, long long, long long, int *dK_arrivals, long long,
+                                         bf16_bits *dV_out, long long, long long, long long, int *dV_arrivals, long long
+#endif
+                                         ) {
   const int h = blockIdx.x, m = blockIdx.y, b = blockIdx.z, H = gridDim.x, B = gridDim.z, KVH = H / GROUPS;
   // dQ[b, :, h, :] += Q * (m + 1) / 8 from every key block m: colliding f32 atomics.
   const float w = (m + 1) * 0.125f;
@@ -135,6 +144,33 @@ extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, long long, long lon
     atomicAdd(&dV[kv], dv);
 #endif
   }
+#if SPLIT
+  // The last of the GROUPS blocks that wrote these rows of dK/dV (heads kvh * GROUPS ..) adds the slices, in order.
+  const int tile = (b * gridDim.y + m) * KVH + kvh;
+  const u64 slice = u64(B) * SEQ * KVH * 128;
+  if (arrive_last(&dK_arrivals[tile], GROUPS))
+    for (int e = threadIdx.x; e < 64 * 128; e += blockDim.x) {
+      int r = m * 64 + e / 128, d = e % 128;
+      if (r >= SEQ)
+        break;
+      u64 kv = ((u64(b) * SEQ + r) * KVH + kvh) * 128 + d;
+      float s = f32(dK_out[kv]);
+      for (int p = 0; p < GROUPS; ++p)
+        s = __fadd_rn(s, dK[p * slice + kv]);
+      dK_out[kv] = bf16(s);
+    }
+  if (arrive_last(&dV_arrivals[tile], GROUPS))
+    for (int e = threadIdx.x; e < 64 * 128; e += blockDim.x) {
+      int r = m * 64 + e / 128, d = e % 128;
+      if (r >= SEQ)
+        break;
+      u64 kv = ((u64(b) * SEQ + r) * KVH + kvh) * 128 + d;
+      float s = f32(dV_out[kv]);
+      for (int p = 0; p < GROUPS; ++p)
+        s = __fadd_rn(s, dV[p * slice + kv]);
+      dV_out[kv] = bf16(s);
+    }
+#endif
 }
 )";
 
@@ -330,7 +366,7 @@ TEST_CASE("the committed plan files parse and resolve to the expected steps", "[
   Module split({cubin}, {loadEntry("attn_bwd_gqa2_split.plan")});
   Module fp32({cubin}, {loadEntry("attn_bwd_gqa2_fp32.plan")});
   const std::int64_t f32Q = 4LL * kBatch * kSeq * kHeads * kDim, f32KV = f32Q / kGroups;
-  // The generated conversion / sum kernels take 16 heads of one (batch, seq) row per block at d = 128.
+  // The generated conversion kernels take 16 heads of one (batch, seq) row per block at d = 128.
   constexpr int kHeadsPerBlock = 16;
   const std::string rowsQ = std::to_string(kBatch * kSeq * ((kHeads + kHeadsPerBlock - 1) / kHeadsPerBlock)) + "x1x1",
                     rowsKV = std::to_string(kBatch * kSeq * ((kKvHeads + kHeadsPerBlock - 1) / kHeadsPerBlock)) + "x1x1";
@@ -338,9 +374,10 @@ TEST_CASE("the committed plan files parse and resolve to the expected steps", "[
         std::vector<std::string>{"alloc 0 " + std::to_string(f32Q), "launch attn_bwd_dQ_to_f32 " + rowsQ,
                                  "alloc 1 " + std::to_string(2 * f32KV),
                                  "alloc 2 " + std::to_string(2 * f32KV),
+                                 // dK's and dV's arrival counters: one i32 per block of the 4x2x2 grid.
+                                 "alloc 3 64 zeroed", "alloc 4 64 zeroed",
                                  "launch attn_bwd_main 4x2x2", "launch attn_bwd_dQ_from_f32 " + rowsQ, "free 0",
-                                 "launch attn_bwd_dK_sum " + rowsKV, "free 1", "launch attn_bwd_dV_sum " + rowsKV,
-                                 "free 2"});
+                                 "free 1", "free 2", "free 3", "free 4"});
   CHECK(trace(fp32.entry("attn_bwd")) ==
         std::vector<std::string>{"alloc 0 " + std::to_string(f32Q), "launch attn_bwd_dQ_to_f32 " + rowsQ,
                                  "alloc 1 " + std::to_string(f32KV), "launch attn_bwd_dK_to_f32 " + rowsKV,
@@ -367,7 +404,7 @@ TEST_CASE("the stand-in kernels compile for sm_90a (NVRTC, no GPU needed)", "[pl
       }
       FAIL(error.what());
     }
-    for (const char *kernel : {"attn_bwd_main", "attn_bwd_dQ_to_f32", "attn_bwd_dV_from_f32", "attn_bwd_dK_sum"})
+    for (const char *kernel : {"attn_bwd_main", "attn_bwd_dQ_to_f32", "attn_bwd_dV_from_f32"})
       CHECK(compiled.cubin->ptxasInfo(kernel));
   }
 }

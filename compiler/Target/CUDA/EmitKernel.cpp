@@ -330,6 +330,21 @@ LogicalResult KernelEmitter::emitOpBody(Operation *op) {
   }
   if (auto loop = dyn_cast<ParallelOp>(op))
     return emitParallel(loop);
+  if (auto arrive = dyn_cast<ArriveLastOp>(op)) {
+    // Every thread's earlier global writes are made visible to the grid before one thread counts the block's
+    // arrival (the threadfence pattern of the CUDA programming guide); the fence after it orders the last block's
+    // reads of what the others wrote after their arrivals.
+    std::string last = fresh("last"), mine = fresh("arrived_last");
+    line() << "__threadfence();\n";
+    emitBarrier();
+    line() << "int " << mine << " = 0;\n";
+    line() << "if (threadIdx.x == 0) " << mine << " = atomicAdd(&" << buffer(arrive.getCounters()).var << "["
+           << value(arrive.getIndex()) << "], 1) == " << arrive.getCount() - 1 << ";\n";
+    line() << "const bool " << last << " = __syncthreads_or(" << mine << ") != 0;\n";
+    line() << "if (" << last << ") __threadfence();\n";
+    names[arrive.getLast()] = last;
+    return success();
+  }
   if (auto copy = dyn_cast<CopyOp>(op)) {
     if (copy->hasAttr(gpu::kPrefetchAttr)) { // issued ahead at the top of the loop (emitPipelined)
       line() << "// copy " << gpu::nameOf(copy.getSource()) << " -> " << buffer(copy.getTarget()).var

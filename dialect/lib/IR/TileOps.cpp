@@ -360,6 +360,21 @@ LogicalResult AtomicRmwOp::verify() {
   return verifyAtomicUpdate(*this, getValue(), getDest(), getIndices(), name, "combines");
 }
 
+LogicalResult ArriveLastOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel)
+    return emitOpError() << "must be inside a tile.kernel";
+  if ((*this)->getParentOp() != kernel.getOperation())
+    return emitOpError() << "must be directly in the kernel body: every thread of the block arrives, or none";
+  auto type = cast<MemRefType>(getCounters().getType());
+  if (type.getRank() != 1 || !type.getElementType().isSignlessInteger(32) ||
+      getMemorySpaceOf(type) != MemorySpace::Global)
+    return emitOpError() << "counters must be a rank-1 i32 buffer in global memory, got " << type;
+  if (getCount() < 1)
+    return emitOpError() << "count must be at least 1, got " << getCount();
+  return success();
+}
+
 LogicalResult BarrierOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "must be inside a tile.kernel";

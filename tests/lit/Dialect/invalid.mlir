@@ -677,3 +677,38 @@ tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [max, min]}}
   tile.atomic_rmw add %v, %A[%b] : f32, memref<?xf32, #tile.space<global>>
 }
+
+// -----
+
+func.func @arrive_outside(%c: memref<?xi32, #tile.space<global>>, %i: index) {
+  // expected-error @+1 {{'tile.arrive_last' op must be inside a tile.kernel}}
+  %l = tile.arrive_last %c[%i] of 2 : memref<?xi32, #tile.space<global>>
+  return
+}
+
+// -----
+
+tile.kernel @arrive_nested(%C: memref<?xi32, #tile.space<global>>)
+    grid(%C[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %t = arith.constant true
+  scf.if %t {
+    // expected-error @+1 {{'tile.arrive_last' op must be directly in the kernel body: every thread of the block arrives, or none}}
+    %l = tile.arrive_last %C[%b] of 2 : memref<?xi32, #tile.space<global>>
+  }
+}
+
+// -----
+
+tile.kernel @arrive_f32(%C: memref<?xf32, #tile.space<global>>)
+    grid(%C[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  // expected-error @+1 {{'tile.arrive_last' op counters must be a rank-1 i32 buffer in global memory, got 'memref<?xf32, #tile.space<global>>'}}
+  %l = tile.arrive_last %C[%b] of 2 : memref<?xf32, #tile.space<global>>
+}
+
+// -----
+
+tile.kernel @arrive_count(%C: memref<?xi32, #tile.space<global>>)
+    grid(%C[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  // expected-error @+1 {{'tile.arrive_last' op count must be at least 1, got 0}}
+  %l = tile.arrive_last %C[%b] of 0 : memref<?xi32, #tile.space<global>>
+}

@@ -115,3 +115,18 @@ tile.kernel @shared_regions(%A: memref<?xf32, #tile.space<global>>)
   %f = tile.alloc : memref<16xf32, #tile.space<fragment>>
   tile.copy %r, %f : !tile.region<16xf32, shared>, memref<16xf32, #tile.space<fragment>>
 }
+
+// The split strategy's arrival counter: the last of 4 blocks sums.
+// CHECK-LABEL: tile.kernel @arrivals
+// CHECK: %[[LAST:.*]] = tile.arrive_last %{{.*}}[%{{.*}}] of 4 : memref<?xi32, #tile.space<global>>
+// CHECK: scf.if %[[LAST]]
+tile.kernel @arrivals(%A: memref<?xf32, #tile.space<global>>, %C: memref<?xi32, #tile.space<global>>)
+    grid(%A[0]) ()[s0] -> (s0) threads(64) as (%b) {
+  %c4 = arith.constant 4 : index
+  %tile = arith.floordivsi %b, %c4 : index
+  %last = tile.arrive_last %C[%tile] of 4 : memref<?xi32, #tile.space<global>>
+  scf.if %last {
+    %one = arith.constant 1.0 : f32
+    tile.atomic_add %one, %A[%tile] exclusive : f32, memref<?xf32, #tile.space<global>>
+  }
+}

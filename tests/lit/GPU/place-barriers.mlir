@@ -76,3 +76,28 @@ tile.kernel @scalar(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s0
     memref.store %v, %f[%k] : memref<64xf32, #tile.space<fragment>>
   }
 }
+
+// -----
+
+// tile.arrive_last synchronizes the block itself: the last block's read of the slices other threads (and blocks)
+// stored needs no further barrier (there was one inside the loop before the pass knew it).
+// CHECK-LABEL: tile.kernel @arrive
+// CHECK:      tile.atomic_add
+// CHECK-NEXT: tile.arrive_last
+// CHECK-NEXT: scf.if
+// CHECK-NOT:  tile.barrier
+// CHECK:      tile.copy
+tile.kernel @arrive(%P: memref<2x?xf32, #tile.space<global>>, %C: memref<?xi32, #tile.space<global>>)
+    grid(%P[1]) ()[s0] -> (s0 ceildiv 64) threads(64) as (%i) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %row = arith.muli %i, %c64 : index
+  %f = tile.alloc {tile.layout = "blocked 64 vec 1"} : memref<64xf32, #tile.space<fragment>> loc("f")
+  %g = tile.alloc {tile.layout = "blocked 64 vec 1"} : memref<64xf32, #tile.space<fragment>> loc("g")
+  %r = tile.region %P[%c0, %row] [1, 64] : memref<2x?xf32, #tile.space<global>> -> !tile.region<64xf32, global>
+  tile.atomic_add %f, %r exclusive write_once : memref<64xf32, #tile.space<fragment>>, !tile.region<64xf32, global>
+  %last = tile.arrive_last %C[%i] of 1 : memref<?xi32, #tile.space<global>>
+  scf.if %last {
+    tile.copy %r, %g : !tile.region<64xf32, global>, memref<64xf32, #tile.space<fragment>>
+  }
+}

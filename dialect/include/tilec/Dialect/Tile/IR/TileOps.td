@@ -325,6 +325,36 @@ def Tile_AtomicRmwOp : Tile_Op<"atomic_rmw", [DeclareOpInterfaceMethods<MemoryEf
 // GPU lowering
 //===----------------------------------------------------------------------===//
 
+def Tile_ArriveLastOp : Tile_Op<"arrive_last"> {
+  let summary = "counts the block's arrival at a counter; true in the last of `count` blocks to arrive";
+  let description = [{
+    `%last = tile.arrive_last %counters[%i] of N` makes every write the block
+    made to global memory so far visible to the whole grid, then adds one to
+    `%counters[%i]` atomically. It yields true, in every thread of the block,
+    in the block that brings the counter to `N`: the last of the `N` blocks
+    that share the counter, which then sees everything they wrote before
+    arriving. The counter must start at zero and is left at `N`.
+
+    `tile-legalize-atomics` uses it for the split strategy's sum: the last of
+    the blocks whose partial slices meet at one destination tile adds them
+    into the destination, in a fixed order, while they are still in L2.
+    Block-uniform: it must run in every thread of the block or in none
+    (directly in the kernel body).
+
+    ```mlir
+    %last = tile.arrive_last %counters[%tile] of 4 : memref<?xi32, #tile.space<global>>
+    ```
+  }];
+  // No declared memory effects: like tile.barrier it counts as having every effect, so nothing moves across it.
+  let arguments = (ins AnyMemRef:$counters, Index:$index, I64Attr:$count);
+  let results = (outs I1:$last);
+  let assemblyFormat = [{
+    $counters `[` $index `]` `of` $count attr-dict `:` qualified(type($counters))
+  }];
+  let hasVerifier = 1;
+}
+
+
 def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "every thread of the block waits here (GPU lowering)";
   let description = [{
