@@ -95,6 +95,19 @@ if step sanitize && [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && comma
       "$(grep -c -E 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$log") of 4 runs clean" | tee -a "$summary"
     ((status == 0)) || failures=$((failures + 1))
   done
+  # The split strategy's backward at a tail shape: partial slices stored once and not zeroed, summed by the last
+  # block of each tile after its arrival (tile.arrive_last). memcheck: bad accesses; initcheck: a read of a slice
+  # element no block wrote; racecheck: the block's shared memory around the arrival.
+  for tool in memcheck initcheck racecheck; do
+    log="$out_dir/sanitizer-$tool-split.log"
+    compute-sanitizer --tool "$tool" --error-exitcode 3 "$bundle_dir/bin/tilec" run \
+      "$bundle_dir/kernels/flash_attention/bwd.tile" --kernel attn_bwd --target cuda --atomics=split \
+      -D dim=128 -D groups=2 -D causal=true --dim batch=1 --dim seq=300 --dim kv_heads=2 >"$log" 2>&1
+    status=$?
+    printf '%-28s exit %d  %s\n' "sanitizer $tool split" "$status" \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)" | tee -a "$summary"
+    ((status == 0)) || failures=$((failures + 1))
+  done
 fi
 if step sass && [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
   # The gemms of both kernels run on wgmma (HGMMA) on sm_90a; the backward's dQ gemm stays on mma.sync (HMMA).
