@@ -26,6 +26,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 
@@ -391,6 +392,35 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
 
 
+# The inputs' seed of --refs runs, given again on the GPU so that both runs see the same inputs.
+REF_SEED = 11
+
+
+def check_against(tilec, refs, target):
+    """The GPU half of --refs: each kept kernel on the GPU, compared with the CPU backend's outputs."""
+    with open(os.path.join(refs, "manifest.txt")) as f:
+        entries = [line.rstrip("\n").split("|") for line in f if line.strip()]
+    if not entries:
+        print(f"kernel-fuzz: {refs}/manifest.txt lists no kernels", file=sys.stderr)
+        return 2
+    differ = 0
+    for name, strategy, *dims in entries:
+        c = run([tilec, "run", os.path.join(refs, name + ".tile"), "--kernel", name, "--target", target,
+                 "--seed", str(REF_SEED), *dims, f"--atomics={strategy}", "--reference", os.path.join(refs, name)])
+        if "no CUDA driver" in c.stdout + c.stderr:
+            print(f"kernel-fuzz: --against needs a GPU: {(c.stdout + c.stderr).strip().splitlines()[-1]}",
+                  file=sys.stderr)
+            return 2
+        if c.returncode != 0:
+            differ += 1
+            out = (c.stdout + c.stderr).strip().splitlines()
+            print(f"FINDING {name} ({strategy}): exit {c.returncode}\n  " + "\n  ".join(out[-8:]))
+    print(f"kernel-fuzz: {len(entries)} kernels run on {'the GPU' if target == 'cuda' else 'the CPU backend'} "
+          f"against the CPU backend's outputs ({refs}): "
+          f"{differ} differ or fail")
+    return 1 if differ else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tilec", required=True)
@@ -406,7 +436,23 @@ def main():
     ap.add_argument("--gemm-loops", action="store_true",
                     help="start every kernel with a pipelined tiled gemm (multi-buffering, prefetch, tensor cores)")
     ap.add_argument("--show-refused", action="store_true", help="print each refusal's first error")
+    ap.add_argument("--refs", metavar="DIR",
+                    help="with --cpu: keep each kernel the CPU backend runs, its inputs' seed and its outputs in DIR "
+                         "(DIR/manifest.txt), for --against on a GPU machine whose tilec has no CPU backend")
+    ap.add_argument("--against", metavar="DIR",
+                    help="on a GPU machine: run every kernel of a --refs DIR on the GPU (`tilec run --target cuda "
+                         "--reference`) and compare with the CPU backend's outputs; generates nothing")
+    ap.add_argument("--against-target", default="cuda", choices=("cuda", "cpu"),
+                    help="where --against runs the kernels (cpu: the references against the CPU backend itself, "
+                         "which tests the two halves without a GPU)")
     args = ap.parse_args()
+    if args.against:
+        return check_against(args.tilec, args.against, args.against_target)
+    if args.refs and not args.cpu:
+        ap.error("--refs needs --cpu (the references are the CPU backend's outputs)")
+    if args.refs:
+        os.makedirs(args.refs, exist_ok=True)
+        manifest = open(os.path.join(args.refs, "manifest.txt"), "w")
     os.makedirs(args.keep, exist_ok=True)
     rng = random.Random(args.seed)
     findings = refused = emitted = 0
@@ -442,7 +488,11 @@ def main():
                         log += c.stdout + c.stderr
                         break
         if not problem and args.cpu:
-            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--target", "cpu", *dims, f"--atomics={strategy}"])
+            ref_args = []
+            if args.refs and p.returncode == 0:
+                ref_args = ["--seed", str(REF_SEED), "--output-dir", os.path.join(args.refs, f"k{i}")]
+            c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--target", "cpu", *dims, f"--atomics={strategy}",
+                     *ref_args])
             clog = c.stdout + c.stderr
             if c.returncode < 0 or c.returncode > 1 or CRASH.search(clog):
                 problem = f"tilec run --target cpu crashed (exit {c.returncode})"
@@ -450,6 +500,9 @@ def main():
             elif c.returncode == 1 and not re.search(r"error: ", clog):
                 problem = "tilec run --target cpu failed without an error message"
                 log += clog
+            elif c.returncode == 0 and ref_args:
+                shutil.copy(path, os.path.join(args.refs, f"k{i}.tile"))
+                manifest.write("|".join([f"k{i}", strategy, *dims]) + "\n")
         if not problem and args.check:
             c = run([args.tilec, "run", path, "--kernel", f"k{i}", "--check", *dims, f"--atomics={strategy}"])
             clog = c.stdout + c.stderr
