@@ -145,18 +145,28 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
       }
       return e.empty() ? std::string("0") : e;
     };
+    // A padded layout (a [64, 48] tile spread as 64 columns) has slots past the tile's extents: they hold no
+    // element and have no place in the scratch, which has one per element (writing them ran past the scratch's end
+    // into whatever followed; compute-sanitizer-free GPU runs showed it as an illegal address, kernel-fuzz k20).
+    std::string inTile;
+    if (sliced.hasPadding())
+      for (int d = 0; d < sliced.rank(); ++d)
+        inTile += (inTile.empty() ? "" : " && ") + ("(" + threadPart(sliced, d) + " + " + slotPart(sliced, d, "tc_s") +
+                                                   ") < " + std::to_string(sliced.shape()[d]));
     line() << "__syncthreads(); // the scratch may still be read by an earlier reduction\n";
     line() << "#pragma unroll\n";
     open("for (int tc_s = 0; tc_s < " + std::to_string(sliced.numSlots()) + "; ++tc_s)");
-    line() << (writer.empty() ? "" : "if (" + writer + ") ") << scratch << "[(" << combo << ") * " << elements << " + "
-           << linear("tc_s") << "] = " << acc << "[tc_s];\n";
+    std::string writeIf = writer.empty() ? inTile : inTile.empty() ? writer : writer + " && " + inTile;
+    line() << (writeIf.empty() ? "" : "if (" + writeIf + ") ") << scratch << "[(" << combo << ") * " << elements
+           << " + " << linear("tc_s") << "] = " << acc << "[tc_s];\n";
     close();
     line() << "__syncthreads();\n";
     line() << "#pragma unroll\n";
     open("for (int tc_s = 0; tc_s < " + std::to_string(sliced.numSlots()) + "; ++tc_s)");
     line() << acc << "[tc_s] = " << identity << ";\n";
-    line() << "for (int tc_w = 0; tc_w < " << combos << "; ++tc_w) " << acc << "[tc_s] = " << combine << "(" << acc << "[tc_s], "
-           << scratch << "[tc_w * " << elements << " + " << linear("tc_s") << "]);\n";
+    line() << (inTile.empty() ? "" : "if (" + inTile + ") ") << "for (int tc_w = 0; tc_w < " << combos
+           << "; ++tc_w) " << acc << "[tc_s] = " << combine << "(" << acc << "[tc_s], " << scratch << "[tc_w * "
+           << elements << " + " << linear("tc_s") << "]);\n";
     close();
   }
   // Into the target: a fragment in the slice layout slot by slot; shared or global memory by the primary threads.
