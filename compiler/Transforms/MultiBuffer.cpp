@@ -18,7 +18,7 @@
 //
 // Register pressure: NVVM hoists every per-thread index and address that does not change between iterations out of
 // the loop, one register each. Where the kernel's fragments already take most of the 255 registers a thread has
-// (kRereadFragmentRegisters or more, counted from their layouts), those hoisted values are what ptxas spills; the
+// (kRereadFragmentRegisters or more, counted from their layouts, of the fragments live in the loop), those hoisted values are what ptxas spills; the
 // loop then gets `tile.reread_thread_index` and the emitter re-reads %tid.x at the top of each iteration through an
 // opaque asm, so that the index arithmetic is recomputed in the loop instead (more integer instructions, no spills).
 // Measured on the H200 (docs/performance.md, session 5): the backward pass at d=128 (240 fragment registers) goes
@@ -44,11 +44,29 @@ namespace {
 /// Fragment registers per thread from which a pipelined loop re-reads the thread index (see the file comment).
 constexpr int64_t kRereadFragmentRegisters = 200;
 
-/// 32-bit registers per thread that the kernel's fragments take (slots times element bytes, rounded up to words).
-int64_t fragmentRegisters(KernelOp kernel) {
+/// Whether fragment `alloc` holds values while `loop` runs: used inside it, or used both before and after it
+/// (a fragment used only after the loop, such as the split strategy's sum tiles at the end of the flash-attention
+/// backward, is not: counting those turned re-reading on at d=64 and made the kernel 25-35 % slower on the H100).
+bool liveInLoop(AllocOp alloc, PipelinedOp loop) {
+  Block *block = loop->getBlock();
+  bool before = false, after = false;
+  for (Operation *user : alloc.getResult().getUsers()) {
+    if (loop->isAncestor(user))
+      return true;
+    Operation *at = block->findAncestorOpInBlock(*user);
+    if (!at)
+      continue;
+    (at->isBeforeInBlock(loop) ? before : after) = true;
+  }
+  return before && after;
+}
+
+/// 32-bit registers per thread that the fragments live in `loop` take (slots times element bytes, rounded up to
+/// words).
+int64_t fragmentRegisters(KernelOp kernel, PipelinedOp loop) {
   int64_t words = 0;
   kernel.walk([&](AllocOp alloc) {
-    if (!gpu::isIn(alloc.getResult(), MemorySpace::Fragment))
+    if (!gpu::isIn(alloc.getResult(), MemorySpace::Fragment) || !liveInLoop(alloc, loop))
       return;
     if (auto layout = gpu::layoutOf(alloc.getResult(), kernel.getThreads()))
       words += (layout->numSlots() * gpu::elementBytes(getElementTypeOf(alloc.getType())) + 3) / 4;
@@ -184,12 +202,12 @@ struct MultiBuffer : tilec::impl::MultiBufferBase<MultiBuffer> {
                           << "): no copy from global into a shared tile can be prefetched; it runs as a plain loop";
     });
     getOperation().walk([&](KernelOp kernel) {
-      int64_t registers = fragmentRegisters(kernel);
-      if (registers < kRereadFragmentRegisters)
-        return;
       kernel.walk([&](PipelinedOp loop) {
+        int64_t registers = fragmentRegisters(kernel, loop);
+        if (registers < kRereadFragmentRegisters)
+          return;
         loop->setAttr(gpu::kRereadThreadIndexAttr, UnitAttr::get(loop.getContext()));
-        loop.emitRemark() << "pipelined loop: the kernel's fragments take " << registers
+        loop.emitRemark() << "pipelined loop: the fragments live in it take " << registers
                           << " registers per thread (at least " << kRereadFragmentRegisters
                           << "), so each iteration re-reads the thread index instead of keeping indices computed "
                              "from it in registers";
