@@ -46,7 +46,8 @@ constexpr int64_t kRereadFragmentRegisters = 200;
 
 /// Whether fragment `alloc` holds values while `loop` runs: used inside it, or used both before and after it
 /// (a fragment used only after the loop, such as the split strategy's sum tiles at the end of the flash-attention
-/// backward, is not: counting those turned re-reading on at d=64 and made the kernel 25-35 % slower on the H100).
+/// backward, is not: counting those turned re-reading on at d=64, one of two causes of a split backward 1.16-1.39x
+/// the fp32 strategy's time on the H100, docs/performance.md session 13).
 bool liveInLoop(AllocOp alloc, PipelinedOp loop) {
   Block *block = loop->getBlock();
   bool before = false, after = false;

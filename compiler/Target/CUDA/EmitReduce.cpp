@@ -164,9 +164,11 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
     line() << "#pragma unroll\n";
     open("for (int tc_s = 0; tc_s < " + std::to_string(sliced.numSlots()) + "; ++tc_s)");
     line() << acc << "[tc_s] = " << identity << ";\n";
-    line() << (inTile.empty() ? "" : "if (" + inTile + ") ") << "for (int tc_w = 0; tc_w < " << combos
-           << "; ++tc_w) " << acc << "[tc_s] = " << combine << "(" << acc << "[tc_s], " << scratch << "[tc_w * "
-           << elements << " + " << linear("tc_s") << "]);\n";
+    // A padding slot reads element 0 instead (its result is never used): a branch around the loop here kept NVVM
+    // from unrolling the slot loop, which put the accumulators in local memory (ptxas: 24 bytes of spill).
+    std::string at = inTile.empty() ? linear("tc_s") : "(" + inTile + " ? " + linear("tc_s") + " : 0)";
+    line() << "for (int tc_w = 0; tc_w < " << combos << "; ++tc_w) " << acc << "[tc_s] = " << combine << "(" << acc
+           << "[tc_s], " << scratch << "[tc_w * " << elements << " + " << at << "]);\n";
     close();
   }
   // Into the target: a fragment in the slice layout slot by slot; shared or global memory by the primary threads.

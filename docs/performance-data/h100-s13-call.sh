@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Session 13, one device call: the steps in S13_STEPS, in order, while time is left (each with its rough need).
+#   bench     the issue-10 benchmark on the bundle (all shapes, peers, GEMM)       -> $OUT/bench.csv, bench.log
+#   ab        split A/B at seq 1024: this bundle's tilec against eea3583's (bench-ab/tilec-old.xz)
+#   splitsan  compute-sanitizer memcheck/initcheck/racecheck of the split backward at a tail shape
+#   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $OUT/demo.log
+#   fallback  the compiler GPU tests for sm_90 (no wgmma)
+#   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
+set -u
+OUT=${OUT:?}
+start=$(date +%s); deadline=$((start + ${S13_BUDGET:-580}))
+left() { echo $((deadline - $(date +%s))); }
+log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$OUT/s13.log"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$OUT/s13.log"
+export TILEC_C_LIBRARY=bundle/bin/libtilec_c.so TILEC_KERNELS_DIR=bundle/kernels PYTHONPATH=python
+mkdir -p /tmp/run
+for s in ${S13_STEPS:?}; do
+  name=${s%%:*} need=${s#*:}
+  if (( $(left) < need )); then log "skip $name (left $(left)s, needs ~${need}s)"; continue; fi
+  t=$(( $(left) - 5 ))
+  case $name in
+  bench)
+    TILEC_EXECUTABLE=bundle/bin/tilec timeout $t python3 tools/bench-attention/bench_attention.py --out "$OUT/bench.csv" \
+      --reps 3 --flex-seqs 4096 > "$OUT/bench.log" 2>&1
+    log "bench rc=$?" ;;
+  ab)
+    xz -dc bench-ab/tilec-old.xz > /tmp/tilec-old && chmod +x /tmp/tilec-old
+    mkdir -p /tmp/run/ab
+    for v in ${S13_AB:-new old new old}; do
+      exe=bundle/bin/tilec; [[ $v == old ]] && exe=/tmp/tilec-old
+      TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) python3 tools/bench-attention/bench_attention.py \
+        --out "/tmp/run/ab/$v-$(date +%s).csv" --reps 1 --seqs ${S13_AB_SEQS:-1024} --peers fa2 --no-gemm >> /tmp/run/ab/ab.log 2>&1
+      log "ab $v rc=$?"
+    done ;;
+  splitsan)
+    for tool in memcheck initcheck racecheck; do
+      LD_LIBRARY_PATH="$PWD/bundle/bin" timeout $(( $(left) - 5 )) compute-sanitizer --tool $tool --error-exitcode 3 \
+        bundle/bin/tilec run bundle/kernels/flash_attention/bwd.tile --kernel attn_bwd --target cuda --atomics=split \
+        -D dim=128 -D groups=2 -D causal=true --dim batch=1 --dim seq=300 --dim kv_heads=2 > /tmp/run/san-$tool-split.log 2>&1
+      log "sanitizer $tool split rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/run/san-$tool-split.log | tail -n 1)"
+    done ;;
+  compile)
+    LD_LIBRARY_PATH="$PWD/bundle/bin" CUDA_CACHE_DISABLE=1 timeout $t bundle/bin/tilec-bench-attention bundle/kernels \
+      --compile-times > "$OUT/compile-times.txt" 2>&1
+    log "compile-times rc=$? $(tr '\n' '|' < "$OUT/compile-times.txt" | tail -c 600)" ;;
+  demo)
+    TILEC_BUNDLE=bundle timeout $t scripts/demo.sh > "$OUT/demo.log" 2>&1; log "demo rc=$?" ;;
+  fallback)
+    LD_LIBRARY_PATH="$PWD/bundle/bin" TILEC_CUDA_ARCH=sm_90 CUDA_CACHE_DISABLE=1 TILEC_CACHE=0 \
+      timeout $t bundle/bin/tilec_compiler_gpu_tests "[gpu]" > /tmp/run/fallback-sm90.log 2>&1
+    log "fallback sm_90 rc=$? $(tail -n 3 /tmp/run/fallback-sm90.log | tr '\n' '|')" ;;
+  *)
+    mkdir -p /tmp/run/$name
+    TILEC_GPU_STEPS="$name" timeout $t scripts/gpu-run.sh /tmp/run/$name bundle > /tmp/run/$name.out 2>&1
+    log "$name rc=$? $(grep -v '^gpu-run:' /tmp/run/$name/summary.txt | tr '\n' '|')" ;;
+  esac
+done
+tar czf "$OUT/run.tgz" -C /tmp run
+log "done"
