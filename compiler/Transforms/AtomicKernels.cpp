@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AffineExpr.h"
 
 using namespace mlir;
 using namespace tilec::tile;
@@ -145,6 +146,154 @@ KernelOp buildAtomicKernel(OpBuilder &b, Location loc, StringRef name,
   }
   }
   return kernel;
+}
+
+/// `e` as arith ops on index values (symbols `symbols`): the forms that the CUDA emitter and the launch plan's
+/// expressions both handle.
+static Value materializeAffine(OpBuilder &b, Location loc, AffineExpr e, ArrayRef<Value> symbols) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return arith::ConstantIndexOp::create(b, loc, c.getValue());
+  if (auto sym = dyn_cast<AffineSymbolExpr>(e))
+    return symbols[sym.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = materializeAffine(b, loc, bin.getLHS(), symbols);
+  Value r = materializeAffine(b, loc, bin.getRHS(), symbols);
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::Mod: return arith::RemSIOp::create(b, loc, l, r);
+  default: llvm_unreachable("grid extents have no dims");
+  }
+}
+
+/// The kernel's grid extents as index values, each grid symbol read with `dimOf(argument, axis)`.
+SmallVector<Value> gridExtentValues(OpBuilder &b, Location loc, KernelOp kernel, ArrayRef<int64_t> gridOperands,
+                                    llvm::function_ref<Value(int64_t, int64_t)> dimOf) {
+  SmallVector<Value> symbols;
+  for (size_t i = 0; i + 1 < gridOperands.size(); i += 2)
+    symbols.push_back(dimOf(gridOperands[i], gridOperands[i + 1]));
+  SmallVector<Value> extents;
+  for (AffineExpr e : kernel.getGrid().getResults())
+    extents.push_back(materializeAffine(b, loc, e, symbols));
+  return extents;
+}
+
+// After the split store, the block arrives at its destination tile's counter; the last of the `splits` blocks that
+// write the tile (the others may still be running: the order of arrival is arbitrary) reads the destination and
+// the slices back, still in L2, and writes dst <- round(f32(dst) + partial[0] + ... + partial[splits-1]): the
+// sum kernel's order, so the result is bitwise the same whichever block is last.
+//
+// Tiles: covered (splitSlicesCovered) means each destination dimension is whole or tiled by one block index k
+// as (b_k floordiv q) * window, and the colliding indices in no dimension span their constant extent. Blocks
+// agreeing on b_k floordiv q for every used k (q = the collision's period) write the same tile, and blocks that
+// do not write disjoint ones; a tile's counter is the block's linear index with each colliding b_k replaced by
+// b_k floordiv q (or 0 where no dimension separates it). A group cut short at the grid's end (its extent not a
+// multiple of q) never reaches `splits` arrivals; covered puts its tile past the destination's extent, where
+// nothing is written.
+LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const AtomicConflict &conflict, unsigned partialArg,
+                                 StringRef name, int64_t splits, MemRefType dstType, ArrayAttr userShapes,
+                                 ArrayRef<int64_t> userGridOperands) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = site.getLoc();
+  AffineMap userShape = userShapes && partialArg < userShapes.size()
+                            ? cast<AffineMapAttr>(userShapes[partialArg]).getValue()
+                            : AffineMap();
+  Block &body = kernel.getBodyBlock();
+  unsigned numArgs = kernel.getNumArguments();
+  auto counterType = getTileMemRefType({ShapedType::kDynamic}, IntegerType::get(ctx, 32), MemorySpace::Global);
+  LastBlockSumArgs result{numArgs, numArgs + 1};
+  BlockArgument dst = body.insertArgument(result.dstArg, dstType, loc);
+  BlockArgument counters = body.insertArgument(result.counterArg, counterType, loc);
+  SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
+  inputs.append({dstType, counterType});
+  kernel.setFunctionType(FunctionType::get(ctx, inputs, {}));
+  if (auto names = kernel->getAttrOfType<ArrayAttr>("tile.arg_names")) {
+    SmallVector<Attribute> updated(names.begin(), names.end());
+    if (partialArg < updated.size())
+      updated[partialArg] = StringAttr::get(ctx, name + "_partial");
+    updated.push_back(StringAttr::get(ctx, name));
+    updated.push_back(StringAttr::get(ctx, name + "_arrivals"));
+    kernel->setAttr("tile.arg_names", ArrayAttr::get(ctx, updated));
+  }
+  if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"); shapes && userShape) {
+    // The counters: one per block, the grid's extents over the named dims.
+    AffineMap grid = kernel.getGrid();
+    SmallVector<AffineExpr> symbolExprs;
+    bool known = true;
+    for (size_t i = 0; i + 1 < userGridOperands.size(); i += 2) {
+      int64_t arg = userGridOperands[i], axis = userGridOperands[i + 1];
+      AffineMap m = arg < (int64_t)userShapes.size() ? cast<AffineMapAttr>(userShapes[arg]).getValue() : AffineMap();
+      if (!m || axis >= m.getNumResults()) {
+        known = false;
+        break;
+      }
+      symbolExprs.push_back(m.getResult(axis));
+    }
+    SmallVector<Attribute> updated(shapes.begin(), shapes.end());
+    updated.push_back(AffineMapAttr::get(userShape));
+    AffineExpr blocks = getAffineConstantExpr(1, ctx);
+    if (known)
+      for (AffineExpr e : grid.getResults())
+        blocks = blocks * e.replaceDimsAndSymbols({}, symbolExprs);
+    updated.push_back(AffineMapAttr::get(known ? AffineMap::get(userShape.getNumDims(), userShape.getNumSymbols(),
+                                                                 blocks, ctx)
+                                               : AffineMap::get(userShape.getNumDims(), userShape.getNumSymbols(),
+                                                                ArrayRef<AffineExpr>{}, ctx)));
+    kernel->setAttr("tile.arg_shapes", ArrayAttr::get(ctx, updated));
+  }
+
+  auto slice = cast<RegionOp>(site.getDest().getDefiningOp());
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(&body);
+  // The tile's counter.
+  SmallVector<Value> extents = gridExtentValues(b, loc, kernel, kernel.getGridOperands(), [&](int64_t arg, int64_t axis) {
+    return memref::DimOp::create(b, loc, kernel.getArgument(arg), axis).getResult();
+  });
+  Value tileIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t k = kernel.getGridRank() - 1; k >= 0; --k) {
+    Value term = kernel.getBlockIndex(k);
+    for (const GridCollision &c : conflict.collisions)
+      if (c.blockIndex == k)
+        term = c.period ? arith::FloorDivSIOp::create(b, loc, term,
+                                                      arith::ConstantIndexOp::create(b, loc, *c.period))
+                              .getResult()
+                        : arith::ConstantIndexOp::create(b, loc, 0).getResult();
+    tileIndex = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tileIndex, extents[k]), term);
+  }
+  // The fragments for the sum: the tile's shape (the region's, unit dimensions dropped), f32.
+  RegionType sliceType = slice.getType();
+  auto fragType = getTileMemRefType(sliceType.getShape(), Float32Type::get(ctx), MemorySpace::Fragment);
+  Value sum = AllocOp::create(b, loc, fragType);
+  Value part = AllocOp::create(b, loc, fragType);
+  auto last = ArriveLastOp::create(b, loc, b.getI1Type(), counters, tileIndex, b.getI64IntegerAttr(splits));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, last.getLast(), /*withElseRegion=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  // The user's region: the slice's offsets and sizes without the split axis.
+  SmallVector<Value> offsets(slice.getOffsets().drop_front());
+  SmallVector<int64_t> sizes(slice.getSizes().drop_front());
+  auto dstRegion = RegionOp::create(b, loc, dst, offsets, sizes);
+  CopyOp::create(b, loc, dstRegion, sum);
+  auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                 arith::ConstantIndexOp::create(b, loc, splits),
+                                 arith::ConstantIndexOp::create(b, loc, 1));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    SmallVector<Value> partOffsets = {loop.getInductionVar()};
+    partOffsets.append(offsets);
+    auto partRegion = RegionOp::create(b, loc, kernel.getArgument(partialArg), partOffsets, slice.getSizes());
+    CopyOp::create(b, loc, partRegion, part);
+    auto par = ParallelOp::create(b, loc, sliceType.getShape());
+    b.setInsertionPointToStart(&par.getBodyBlock());
+    ValueRange at = par.getInductionVars();
+    Value t = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, sum, at),
+                                    memref::LoadOp::create(b, loc, part, at));
+    memref::StoreOp::create(b, loc, t, sum, at);
+  }
+  CopyOp::create(b, loc, sum, dstRegion);
+  return result;
 }
 
 } // namespace tilec

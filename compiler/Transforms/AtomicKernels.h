@@ -1,10 +1,12 @@
 // Kernels that tile-legalize-atomics generates around a legalized kernel:
 // f32 workspace initialisation and write-back, and the fixed-order sum of a
-// split partial buffer. Private to compiler/Transforms.
+// split partial buffer, in its own kernel or at the end of the main kernel.
+// Private to compiler/Transforms.
 #ifndef TILEC_TRANSFORMS_ATOMICKERNELS_H
 #define TILEC_TRANSFORMS_ATOMICKERNELS_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Transforms/AtomicConflictAnalysis.h"
 
 namespace tilec {
 
@@ -27,6 +29,26 @@ tile::KernelOp buildAtomicKernel(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::MemRefType dstType,
                                  mlir::MemRefType accType, int64_t splits,
                                  llvm::StringRef dstName);
+
+/// The kernel's grid extents as index values (arith ops the CUDA emitter and the launch plan both handle), grid
+/// symbol i read as `dimOf(gridOperands[2i], gridOperands[2i+1])`.
+llvm::SmallVector<mlir::Value>
+gridExtentValues(mlir::OpBuilder &b, mlir::Location loc, tile::KernelOp kernel, llvm::ArrayRef<int64_t> gridOperands,
+                 llvm::function_ref<mlir::Value(int64_t, int64_t)> dimOf);
+
+/// Where addLastBlockSum put its two new kernel arguments.
+struct LastBlockSumArgs {
+  unsigned dstArg, counterArg;
+};
+
+/// The split strategy's sum inside the main kernel (docs/atomics.md §3), for a covered split destination whose
+/// partial buffer is argument `partialArg` (already retyped) and whose only site is `site`: appends the
+/// destination (`dstType`) and an i32 counter per block of the grid as kernel arguments, then, at the end of the
+/// body, the block's arrival at its tile's counter and the last block's fixed-order sum into the destination.
+/// `userShapes` / `userGridOperands` are the kernel's tile.arg_shapes and grid operands before legalization.
+LastBlockSumArgs addLastBlockSum(tile::KernelOp kernel, tile::AtomicAddOp site, const AtomicConflict &conflict,
+                                 unsigned partialArg, llvm::StringRef name, int64_t splits, mlir::MemRefType dstType,
+                                 mlir::ArrayAttr userShapes, llvm::ArrayRef<int64_t> userGridOperands);
 
 } // namespace tilec
 

@@ -92,38 +92,6 @@ std::string replacementBlocker(Value arg, bool forSplit) {
   return "";
 }
 
-/// `e` as arith ops on index values (symbols `symbols`): the forms that the CUDA emitter and the launch plan's
-/// expressions both handle.
-Value materializeAffine(OpBuilder &b, Location loc, AffineExpr e, ArrayRef<Value> symbols) {
-  if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return arith::ConstantIndexOp::create(b, loc, c.getValue());
-  if (auto sym = dyn_cast<AffineSymbolExpr>(e))
-    return symbols[sym.getPosition()];
-  auto bin = cast<AffineBinaryOpExpr>(e);
-  Value l = materializeAffine(b, loc, bin.getLHS(), symbols);
-  Value r = materializeAffine(b, loc, bin.getRHS(), symbols);
-  switch (e.getKind()) {
-  case AffineExprKind::Add: return arith::AddIOp::create(b, loc, l, r);
-  case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
-  case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::Mod: return arith::RemSIOp::create(b, loc, l, r);
-  default: llvm_unreachable("grid extents have no dims");
-  }
-}
-
-/// The kernel's grid extents as index values, each grid symbol read with `dimOf(argument, axis)`.
-SmallVector<Value> gridExtents(OpBuilder &b, Location loc, KernelOp kernel, ArrayRef<int64_t> gridOperands,
-                               llvm::function_ref<Value(int64_t, int64_t)> dimOf) {
-  SmallVector<Value> symbols;
-  for (size_t i = 0; i + 1 < gridOperands.size(); i += 2)
-    symbols.push_back(dimOf(gridOperands[i], gridOperands[i + 1]));
-  SmallVector<Value> extents;
-  for (AffineExpr e : kernel.getGrid().getResults())
-    extents.push_back(materializeAffine(b, loc, e, symbols));
-  return extents;
-}
-
 class KernelLegalizer {
 public:
   KernelLegalizer(ModuleOp module, KernelOp kernel, Strategy strategy,
@@ -138,7 +106,6 @@ private:
   std::string uniqueName(const std::string &base);
   void retypeToF32(Destination &d);
   void retypeToSplit(Destination &d);
-  void addLastBlockSum(Destination &d, MemRefType dstType, AffineMap userShape);
   void buildEntry(StringRef userName, FunctionType userType,
                   ArrayRef<NamedAttribute> userAttrs,
                   ArrayRef<Destination *> replaced);
@@ -366,121 +333,6 @@ void KernelLegalizer::retypeToSplit(Destination &d) {
   }
 }
 
-// After the split store, the block arrives at its destination tile's counter; the last of the `splits` blocks that
-// write the tile (the others may still be running: the order of arrival is arbitrary) reads the destination and
-// the slices back, still in L2, and writes dst <- round(f32(dst) + partial[0] + ... + partial[splits-1]): the
-// sum kernel's order, so the result is bitwise the same whichever block is last.
-//
-// Tiles: covered (splitSlicesCovered) means each destination dimension is whole or tiled by one block index k
-// as (b_k floordiv q) * window, and the colliding indices in no dimension span their constant extent. Blocks
-// agreeing on b_k floordiv q for every used k (q = the collision's period) write the same tile, and blocks that
-// do not write disjoint ones; a tile's counter is the block's linear index with each colliding b_k replaced by
-// b_k floordiv q (or 0 where no dimension separates it). A group cut short at the grid's end (its extent not a
-// multiple of q) never reaches `splits` arrivals; covered puts its tile past the destination's extent, where
-// nothing is written.
-void KernelLegalizer::addLastBlockSum(Destination &d, MemRefType dstType, AffineMap userShape) {
-  MLIRContext *ctx = kernel.getContext();
-  Location loc = d.sites.front().getLoc();
-  Block &body = kernel.getBodyBlock();
-  unsigned numArgs = kernel.getNumArguments();
-  auto counterType = getTileMemRefType({ShapedType::kDynamic}, IntegerType::get(ctx, 32), MemorySpace::Global);
-  d.dstArg = numArgs;
-  d.counterArg = numArgs + 1;
-  BlockArgument dst = body.insertArgument(d.dstArg, dstType, loc);
-  BlockArgument counters = body.insertArgument(d.counterArg, counterType, loc);
-  SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
-  inputs.append({dstType, counterType});
-  kernel.setFunctionType(FunctionType::get(ctx, inputs, {}));
-  if (auto names = kernel->getAttrOfType<ArrayAttr>("tile.arg_names")) {
-    SmallVector<Attribute> updated(names.begin(), names.end());
-    if (d.arg < updated.size())
-      updated[d.arg] = StringAttr::get(ctx, d.name + "_partial");
-    updated.push_back(StringAttr::get(ctx, d.name));
-    updated.push_back(StringAttr::get(ctx, d.name + "_arrivals"));
-    kernel->setAttr("tile.arg_names", ArrayAttr::get(ctx, updated));
-  }
-  if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"); shapes && userShape) {
-    // The counters: one per block, the grid's extents over the named dims.
-    AffineMap grid = kernel.getGrid();
-    SmallVector<AffineExpr> symbolExprs;
-    auto userShapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes");
-    bool known = true;
-    for (size_t i = 0; i + 1 < userGridOperands.size(); i += 2) {
-      int64_t arg = userGridOperands[i], axis = userGridOperands[i + 1];
-      AffineMap m = arg == d.arg ? userShape
-                    : arg < (int64_t)userShapes.size() ? cast<AffineMapAttr>(userShapes[arg]).getValue()
-                                                       : AffineMap();
-      if (!m || axis >= m.getNumResults()) {
-        known = false;
-        break;
-      }
-      symbolExprs.push_back(m.getResult(axis));
-    }
-    SmallVector<Attribute> updated(shapes.begin(), shapes.end());
-    updated.push_back(AffineMapAttr::get(userShape));
-    AffineExpr blocks = getAffineConstantExpr(1, ctx);
-    if (known)
-      for (AffineExpr e : grid.getResults())
-        blocks = blocks * e.replaceDimsAndSymbols({}, symbolExprs);
-    updated.push_back(AffineMapAttr::get(known ? AffineMap::get(userShape.getNumDims(), userShape.getNumSymbols(),
-                                                                 blocks, ctx)
-                                               : AffineMap::get(userShape.getNumDims(), userShape.getNumSymbols(),
-                                                                ArrayRef<AffineExpr>{}, ctx)));
-    kernel->setAttr("tile.arg_shapes", ArrayAttr::get(ctx, updated));
-  }
-
-  AtomicAddOp site = d.sites.front();
-  auto slice = cast<RegionOp>(site.getDest().getDefiningOp());
-  OpBuilder b(ctx);
-  b.setInsertionPointToEnd(&body);
-  // The tile's counter.
-  SmallVector<Value> extents = gridExtents(b, loc, kernel, kernel.getGridOperands(), [&](int64_t arg, int64_t axis) {
-    return memref::DimOp::create(b, loc, kernel.getArgument(arg), axis).getResult();
-  });
-  Value tileIndex = arith::ConstantIndexOp::create(b, loc, 0);
-  for (int64_t k = kernel.getGridRank() - 1; k >= 0; --k) {
-    Value term = kernel.getBlockIndex(k);
-    for (const GridCollision &c : d.conflict.collisions)
-      if (c.blockIndex == k)
-        term = c.period ? arith::FloorDivSIOp::create(b, loc, term,
-                                                      arith::ConstantIndexOp::create(b, loc, *c.period))
-                              .getResult()
-                        : arith::ConstantIndexOp::create(b, loc, 0).getResult();
-    tileIndex = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tileIndex, extents[k]), term);
-  }
-  // The fragments for the sum: the tile's shape (the region's, unit dimensions dropped), f32.
-  RegionType sliceType = slice.getType();
-  auto fragType = getTileMemRefType(sliceType.getShape(), Float32Type::get(ctx), MemorySpace::Fragment);
-  Value sum = AllocOp::create(b, loc, fragType);
-  Value part = AllocOp::create(b, loc, fragType);
-  auto last = ArriveLastOp::create(b, loc, b.getI1Type(), counters, tileIndex, b.getI64IntegerAttr(d.splits));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, last.getLast(), /*withElseRegion=*/false);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  // The user's region: the slice's offsets and sizes without the split axis.
-  SmallVector<Value> offsets(slice.getOffsets().drop_front());
-  SmallVector<int64_t> sizes(slice.getSizes().drop_front());
-  auto dstRegion = RegionOp::create(b, loc, dst, offsets, sizes);
-  CopyOp::create(b, loc, dstRegion, sum);
-  auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                                 arith::ConstantIndexOp::create(b, loc, d.splits),
-                                 arith::ConstantIndexOp::create(b, loc, 1));
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    SmallVector<Value> partOffsets = {loop.getInductionVar()};
-    partOffsets.append(offsets);
-    auto partRegion = RegionOp::create(b, loc, kernel.getArgument(d.arg), partOffsets, slice.getSizes());
-    CopyOp::create(b, loc, partRegion, part);
-    auto par = ParallelOp::create(b, loc, sliceType.getShape());
-    b.setInsertionPointToStart(&par.getBodyBlock());
-    ValueRange at = par.getInductionVars();
-    Value t = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, sum, at),
-                                    memref::LoadOp::create(b, loc, part, at));
-    memref::StoreOp::create(b, loc, t, sum, at);
-  }
-  CopyOp::create(b, loc, sum, dstRegion);
-}
-
 void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
                                  ArrayRef<NamedAttribute> userAttrs,
                                  ArrayRef<Destination *> replaced) {
@@ -522,7 +374,7 @@ void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
   for (Destination *d : replaced) {
     if (!d->lastBlockSum)
       continue;
-    SmallVector<Value> extents = gridExtents(b, loc, kernel, userGridOperands, [&](int64_t arg, int64_t axis) {
+    SmallVector<Value> extents = gridExtentValues(b, loc, kernel, userGridOperands, [&](int64_t arg, int64_t axis) {
       return memref::DimOp::create(b, loc, args[arg], constant(axis)).getResult();
     });
     Value blocks = constant(1);
@@ -549,6 +401,8 @@ LogicalResult KernelLegalizer::run() {
   std::string userName = kernel.getSymName().str();
   FunctionType userType = kernel.getFunctionType();
   userGridOperands.assign(kernel.getGridOperands().begin(), kernel.getGridOperands().end());
+  // The arguments' shapes over the named dims, before split prepends its extent to any.
+  ArrayAttr userShapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes");
   // The user's view of the signature, for the entry (the main kernel's
   // shapes change with split).
   SmallVector<NamedAttribute> userAttrs;
@@ -632,12 +486,12 @@ LogicalResult KernelLegalizer::run() {
                         dstType, wsType, 1, d.name);
       replaced.push_back(&d);
     } else if (d.storage == Storage::Split) {
-      AffineMap userShape;
-      if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"); shapes && arg < shapes.size())
-        userShape = cast<AffineMapAttr>(shapes[arg]).getValue();
       retypeToSplit(d);
       if (d.lastBlockSum) {
-        addLastBlockSum(d, dstType, userShape);
+        LastBlockSumArgs added = addLastBlockSum(kernel, d.sites.front(), d.conflict, arg, d.name, d.splits, dstType,
+                                                 userShapes, userGridOperands);
+        d.dstArg = added.dstArg;
+        d.counterArg = added.counterArg;
       } else {
         auto partType = cast<MemRefType>(kernel.getArgument(arg).getType());
         d.post = uniqueName(userName + "_" + d.name + "_sum");
