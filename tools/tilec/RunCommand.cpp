@@ -81,11 +81,11 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     return fail("--shuffle-blocks applies to the CPU backend (--target cpu or --check)");
   if (!opts.arch.empty() && !onGpu)
     return fail("--arch applies to --target cuda and --check");
-  if (opts.tolerance != 0 && !opts.check && opts.referenceDir.empty())
+  if (opts.tolerance && !opts.check && opts.referenceDir.empty())
     return fail("--tolerance applies to --check and --reference");
   if (opts.check && !opts.referenceDir.empty())
     return fail("--check and --reference are two ways to compare: give one");
-  if (opts.tolerance < 0 || std::isnan(opts.tolerance))
+  if (opts.tolerance && (*opts.tolerance < 0 || std::isnan(*opts.tolerance)))
     return fail("--tolerance must be a non-negative number");
   if (!opts.atomics.empty() && opts.atomics != "fp32" && opts.atomics != "split" && opts.atomics != "native")
     return fail("--atomics expects fp32, split or native, got '" + opts.atomics + "'");
@@ -254,7 +254,8 @@ int tilec::runCommand(const RunCommandOptions &opts) {
                       shapeText(tensors[i].shape));
     if (!references.empty()) {
       double error = rt::relativeError(tensors[i], references[i]);
-      double tolerance = opts.tolerance > 0 ? opts.tolerance : rt::defaultComparisonTolerance(tensors[i].dtype);
+      // An explicit --tolerance, 0 included (exact), else the dtype's default.
+      double tolerance = opts.tolerance ? *opts.tolerance : rt::defaultComparisonTolerance(tensors[i].dtype);
       bool ok = error <= tolerance; // NaN fails
       mismatch |= !ok;
       outs() << formatv("  {0}: {1:e2} {2} {3:e1}{4}", against, error, ok ? "<=" : "> ", tolerance,

@@ -2,6 +2,7 @@
 #define TILEC_TOOLS_TILEC_RUNCOMMAND_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,8 @@ struct RunCommandOptions {
   bool check = false;
   /// Compare every tensor after the run with DIR/<name>.npy.
   std::string referenceDir;
-  /// --check's and --reference's relative-norm tolerance for floats (0: by dtype).
-  double tolerance = 0;
+  /// --check's and --reference's relative-norm tolerance for floats (unset: by dtype; 0: exact).
+  std::optional<double> tolerance;
   std::string arch; // for the GPU; empty: the device's
   std::vector<std::string> defines, inputs, dims, zeros;
   uint64_t seed = 0;

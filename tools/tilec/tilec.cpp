@@ -103,7 +103,7 @@ cl::opt<std::string> runReference("reference", cl::sub(runSub), cl::value_desc("
                                            "backend run's --output-dir with the same seed; exit 1 on a mismatch)"));
 cl::opt<double> runTolerance("tolerance", cl::sub(runSub), cl::init(0.0),
                              cl::desc("--check's and --reference's tolerance for floats (default by dtype: bf16 2e-2, f16 5e-3, "
-                                      "f32/f64 1e-3; integers exact)"));
+                                      "f32/f64 1e-3; integers exact; 0: exact)"));
 cl::opt<std::string> runArch("arch", cl::sub(runSub), cl::value_desc("sm_XX"),
                              cl::desc("GPU architecture to compile for (default: the device's)"));
 cl::list<std::string> runDefines("D", cl::Prefix, cl::sub(runSub),
@@ -176,7 +176,8 @@ int main(int argc, char **argv) {
     run.kernel = runKernel;
     run.target = runTarget;
     run.check = runCheck;
-    run.tolerance = runTolerance;
+    if (runTolerance.getNumOccurrences())
+      run.tolerance = runTolerance;
     run.referenceDir = runReference;
     run.arch = runArch;
     run.outputDir = runOutputDir;
