@@ -398,7 +398,12 @@ REF_SEED = 11
 
 def check_against(tilec, refs, target):
     """The GPU half of --refs: each kept kernel on the GPU, compared with the CPU backend's outputs."""
-    with open(os.path.join(refs, "manifest.txt")) as f:
+    manifest = os.path.join(refs, "manifest.txt")
+    if not os.path.exists(manifest):
+        print(f"kernel-fuzz: {manifest} not found: make the references with --cpu --refs {refs} on a machine whose "
+              f"tilec has the CPU backend (scripts/gpu-bundle.sh does)", file=sys.stderr)
+        return 2
+    with open(manifest) as f:
         entries = [line.rstrip("\n").split("|") for line in f if line.strip()]
     if not entries:
         print(f"kernel-fuzz: {refs}/manifest.txt lists no kernels", file=sys.stderr)
