@@ -182,7 +182,6 @@ private:
   LogicalResult lowerBlock(Block &from);
   LogicalResult lowerOp(Operation &op);
   View viewOf(Value old);
-  Value evalAffine(AffineExpr e, ArrayRef<Value> symbols, Location loc);
 
   LogicalResult lowerCopy(CopyOp op);
   LogicalResult lowerFill(FillOp op);
@@ -211,25 +210,6 @@ View KernelLowering::viewOf(Value old) {
   v.base = map.lookup(old);
   v.logicalShape = getShapeOf(old.getType());
   return v;
-}
-
-Value KernelLowering::evalAffine(AffineExpr e, ArrayRef<Value> symbols,
-                                 Location loc) {
-  if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return constIndex(b, loc, c.getValue());
-  if (auto s = dyn_cast<AffineSymbolExpr>(e))
-    return symbols[s.getPosition()];
-  auto bin = cast<AffineBinaryOpExpr>(e);
-  Value l = evalAffine(bin.getLHS(), symbols, loc);
-  Value r = evalAffine(bin.getRHS(), symbols, loc);
-  switch (e.getKind()) {
-  case AffineExprKind::Add: return arith::AddIOp::create(b, loc, l, r);
-  case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
-  case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::Mod: return arith::RemSIOp::create(b, loc, l, r);
-  default: llvm_unreachable("unexpected affine expression");
-  }
 }
 
 LogicalResult KernelLowering::run() {
@@ -275,9 +255,7 @@ LogicalResult KernelLowering::run() {
     auto [arg, dim] = kernel.getGridSymbol(i);
     symbols.push_back(memref::DimOp::create(b, loc, gridEntry->getArgument(arg), dim));
   }
-  SmallVector<Value> extents;
-  for (AffineExpr e : kernel.getGrid().getResults())
-    extents.push_back(evalAffine(e, symbols, loc));
+  SmallVector<Value> extents = kernel.buildGridExtents(b, loc, symbols);
   SmallVector<Value> ivs;
   {
     OpBuilder::InsertionGuard g(b);

@@ -148,36 +148,13 @@ KernelOp buildAtomicKernel(OpBuilder &b, Location loc, StringRef name,
   return kernel;
 }
 
-/// `e` as arith ops on index values (symbols `symbols`): the forms that the CUDA emitter and the launch plan's
-/// expressions both handle.
-static Value materializeAffine(OpBuilder &b, Location loc, AffineExpr e, ArrayRef<Value> symbols) {
-  if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return arith::ConstantIndexOp::create(b, loc, c.getValue());
-  if (auto sym = dyn_cast<AffineSymbolExpr>(e))
-    return symbols[sym.getPosition()];
-  auto bin = cast<AffineBinaryOpExpr>(e);
-  Value l = materializeAffine(b, loc, bin.getLHS(), symbols);
-  Value r = materializeAffine(b, loc, bin.getRHS(), symbols);
-  switch (e.getKind()) {
-  case AffineExprKind::Add: return arith::AddIOp::create(b, loc, l, r);
-  case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
-  case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::Mod: return arith::RemSIOp::create(b, loc, l, r);
-  default: llvm_unreachable("grid extents have no dims");
-  }
-}
-
 /// The kernel's grid extents as index values, each grid symbol read with `dimOf(argument, axis)`.
 SmallVector<Value> gridExtentValues(OpBuilder &b, Location loc, KernelOp kernel, ArrayRef<int64_t> gridOperands,
                                     llvm::function_ref<Value(int64_t, int64_t)> dimOf) {
   SmallVector<Value> symbols;
   for (size_t i = 0; i + 1 < gridOperands.size(); i += 2)
     symbols.push_back(dimOf(gridOperands[i], gridOperands[i + 1]));
-  SmallVector<Value> extents;
-  for (AffineExpr e : kernel.getGrid().getResults())
-    extents.push_back(materializeAffine(b, loc, e, symbols));
-  return extents;
+  return kernel.buildGridExtents(b, loc, symbols);
 }
 
 // After the split store, the block arrives at its destination tile's counter; the last of the `splits` blocks that

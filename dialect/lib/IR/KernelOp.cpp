@@ -7,6 +7,7 @@
 //   }
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -256,4 +257,29 @@ void KernelOp::getAsmBlockArgumentNames(Region &region,
   unsigned numInputs = getFunctionType().getNumInputs();
   setFrom("tile.arg_names", 0, numInputs);
   setFrom("tile.index_names", numInputs, getGridRank());
+}
+
+static Value buildAffine(OpBuilder &b, Location loc, AffineExpr e, ValueRange symbols) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return arith::ConstantIndexOp::create(b, loc, c.getValue());
+  if (auto sym = dyn_cast<AffineSymbolExpr>(e))
+    return symbols[sym.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = buildAffine(b, loc, bin.getLHS(), symbols);
+  Value r = buildAffine(b, loc, bin.getRHS(), symbols);
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::Mod: return arith::RemSIOp::create(b, loc, l, r);
+  default: llvm_unreachable("a grid map has symbols only (the verifier checks it)");
+  }
+}
+
+SmallVector<Value> KernelOp::buildGridExtents(OpBuilder &b, Location loc, ValueRange symbols) {
+  SmallVector<Value> extents;
+  for (AffineExpr e : getGrid().getResults())
+    extents.push_back(buildAffine(b, loc, e, symbols));
+  return extents;
 }

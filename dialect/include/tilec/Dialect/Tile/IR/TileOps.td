@@ -75,6 +75,11 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     std::pair<int64_t, int64_t> getGridSymbol(unsigned i) {
       return {getGridOperands()[2 * i], getGridOperands()[2 * i + 1]};
     }
+    /// The grid extents as index values built at `b`'s insertion point, grid symbol `s<i>` given by `symbols[i]`:
+    /// arith ops (addi, muli, floordivsi, ceildivsi, remsi) that the CUDA emitter, the CPU lowering and the launch
+    /// plan's expressions all handle.
+    ::llvm::SmallVector<::mlir::Value> buildGridExtents(::mlir::OpBuilder &b, ::mlir::Location loc,
+                                                        ::mlir::ValueRange symbols);
   }];
 }
 
