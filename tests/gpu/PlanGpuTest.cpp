@@ -102,6 +102,19 @@ __device__ bool arrive_last(int *counter, int count) {
     __threadfence();
   return last;
 }
+// Rows m*64 .. m*64+63 of dst[b, :, kvh, :] <- round(f32(dst) + partial[0] + ... + partial[GROUPS-1]), in order.
+__device__ void sum_tile(bf16_bits *dst, const float *partial, u64 slice, int b, int m, int kvh, int KVH) {
+  for (int e = threadIdx.x; e < 64 * 128; e += blockDim.x) {
+    int r = m * 64 + e / 128, d = e % 128;
+    if (r >= SEQ)
+      break;
+    u64 kv = ((u64(b) * SEQ + r) * KVH + kvh) * 128 + d;
+    float s = f32(dst[kv]);
+    for (int p = 0; p < GROUPS; ++p)
+      s = __fadd_rn(s, partial[p * slice + kv]);
+    dst[kv] = bf16(s);
+  }
+}
 #endif
 
 extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, long long, long long, long long, const bf16_bits *K, long long, long long, long long, const bf16_bits *V, long long, long long, long long,
@@ -149,27 +162,9 @@ extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, long long, long lon
   const int tile = (b * gridDim.y + m) * KVH + kvh;
   const u64 slice = u64(B) * SEQ * KVH * 128;
   if (arrive_last(&dK_arrivals[tile], GROUPS))
-    for (int e = threadIdx.x; e < 64 * 128; e += blockDim.x) {
-      int r = m * 64 + e / 128, d = e % 128;
-      if (r >= SEQ)
-        break;
-      u64 kv = ((u64(b) * SEQ + r) * KVH + kvh) * 128 + d;
-      float s = f32(dK_out[kv]);
-      for (int p = 0; p < GROUPS; ++p)
-        s = __fadd_rn(s, dK[p * slice + kv]);
-      dK_out[kv] = bf16(s);
-    }
+    sum_tile(dK_out, dK, slice, b, m, kvh, KVH);
   if (arrive_last(&dV_arrivals[tile], GROUPS))
-    for (int e = threadIdx.x; e < 64 * 128; e += blockDim.x) {
-      int r = m * 64 + e / 128, d = e % 128;
-      if (r >= SEQ)
-        break;
-      u64 kv = ((u64(b) * SEQ + r) * KVH + kvh) * 128 + d;
-      float s = f32(dV_out[kv]);
-      for (int p = 0; p < GROUPS; ++p)
-        s = __fadd_rn(s, dV[p * slice + kv]);
-      dV_out[kv] = bf16(s);
-    }
+    sum_tile(dV_out, dV, slice, b, m, kvh, KVH);
 #endif
 }
 )";
