@@ -37,9 +37,6 @@ __device__ __forceinline__ void atomic_add_f32x4(float *address, float4 value) {
 #endif
 }
 
-// A write-once add (the split strategy's partial slices, `write_once`: the only update of each element, whose prior
-// contents do not matter): one vector store of 0 + value. Adding to +0.0f maps -0.0 to +0.0 exactly as a
-// read-modify-write of zero would.
 // tile.arrive_last's count: counter += 1 at GPU scope with acquire-release semantics, the old value returned.
 __device__ __forceinline__ int arrive_acq_rel(int *counter) {
   int old;
@@ -47,6 +44,9 @@ __device__ __forceinline__ int arrive_acq_rel(int *counter) {
   return old;
 }
 
+// A write-once add (the split strategy's partial slices, `write_once`: the only update of each element, whose prior
+// contents do not matter): one vector store of 0 + value. Adding to +0.0f maps -0.0 to +0.0 exactly as a
+// read-modify-write of zero would.
 __device__ __forceinline__ void store_zero_plus_f32x2(float *address, float2 value) {
   *reinterpret_cast<float2 *>(address) = make_float2(0.0f + value.x, 0.0f + value.y);
 }
