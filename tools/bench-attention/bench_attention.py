@@ -9,8 +9,9 @@ GEMM (bf16 in, f32 accumulate): kernels/examples/gemm.tile's gemm_nn against tor
 8192^3 and 4000^3.
 
 Method: CUDA events around each call, with the GPU kept busy by a sleep kernel while the call is enqueued (so host
-overhead is not timed for any method); 5 warm-ups, median of 20 per (method, shape); every shape's methods run
-back to back; the whole sweep repeats --reps times (spread over the session), each repetition a row of the CSV.
+overhead is not timed for any method); 5 warm-ups, median of 20 per (method, shape); a shape's methods are timed
+interleaved (call i of every method, then call i + 1), so they share the GPU's clock and thermal drift; the whole
+sweep repeats --reps times (spread over the session), each repetition a row of the CSV.
 Inputs: random normal, several times the 50 MB L2 together. tilec works in (batch, seq, heads, dim), SDPA in
 (batch, heads, seq, dim): the same values, transposed once, outside the timing. The backward times what a caller
 runs: tilec's preprocess (delta), zeroing dQ/dK/dV (the kernels accumulate) and the attn_bwd entry; the peers'
@@ -48,21 +49,31 @@ def attention_shapes(seqs):
 
 
 def timed(run, warmup=5, reps=20):
-    """Median seconds of `run` over `reps` calls, CUDA events around each; a sleep kernel keeps the GPU busy while
-    the call is enqueued, so host-side launch overhead does not show up as GPU time."""
-    for _ in range(warmup):
-        run()
+    """Median seconds of `run` over `reps` calls (see timed_interleaved)."""
+    return timed_interleaved([run], warmup, reps)[0]
+
+
+def timed_interleaved(runs, warmup=5, reps=20):
+    """Median seconds of each of `runs` over `reps` calls, CUDA events around each call. The calls are interleaved
+    (round i times every run once, in order) so that all methods of a shape sample the same stretch of the GPU's
+    clock and thermal drift: back-to-back blocks of 20 calls per method made the tilec/peer ratios move by up to
+    10 % between repetitions on the H100 (session 14), more than the effects measured. A sleep kernel keeps the GPU
+    busy while each call is enqueued, so host-side launch overhead does not show up as GPU time."""
+    for run in runs:
+        for _ in range(warmup):
+            run()
     torch.cuda.synchronize()
-    times = []
+    times = [[] for _ in runs]
     for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(200_000)  # ~0.1 ms at 2 GHz: longer than any host-side enqueue here
-        start.record()
-        run()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1e-3)
-    return statistics.median(times)
+        for run, t in zip(runs, times):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(200_000)  # ~0.1 ms at 2 GHz: longer than any host-side enqueue here
+            start.record()
+            run()
+            end.record()
+            torch.cuda.synchronize()
+            t.append(start.elapsed_time(end) * 1e-3)
+    return [statistics.median(t) for t in times]
 
 
 _tilec_modules = {}
@@ -97,7 +108,8 @@ def bench_attention(batch, seq, heads, groups, dim, causal, strategies, peers, d
     v = torch.randn(batch, kv, seq, dim, device=dev, dtype=torch.bfloat16, generator=gen)
     do = torch.randn(batch, heads, seq, dim, device=dev, dtype=torch.bfloat16, generator=gen)
     flops = 4.0 * batch * heads * seq * seq * dim * (0.5 if causal else 1.0)
-    rows = []
+    rows = []     # (method, pass, seconds or None, note) in the order measured
+    runs = []     # (index into rows, the call), timed together once every method is set up
 
     # tilec: (batch, seq, heads, dim)
     Q, K, V, dO = (t.transpose(1, 2).contiguous() for t in (q, k, v, do))
@@ -105,6 +117,17 @@ def bench_attention(batch, seq, heads, groups, dim, causal, strategies, peers, d
     lse = torch.empty(batch, heads, seq, device=dev, dtype=torch.float32)
     delta = torch.empty_like(lse)
     dQ, dK, dV = torch.empty_like(Q), torch.empty_like(K), torch.empty_like(V)
+
+    def measure(method, pas, run):
+        runs.append((len(rows), run))
+        rows.append((method, pas, None, ""))
+
+    def tilec_backward(m):
+        def backward():
+            m.pre.attn_bwd_preprocess(O, dO, delta)
+            dQ.zero_(), dK.zero_(), dV.zero_()
+            m.bwd.attn_bwd(Q, K, V, dO, lse, delta, dQ, dK, dV)
+        return backward
     for atomics in strategies:
         try:
             m = tilec_attention(dim, groups, causal, atomics, defines)
@@ -112,16 +135,11 @@ def bench_attention(batch, seq, heads, groups, dim, causal, strategies, peers, d
             rows.append((f"tilec-{atomics}", "bwd", None, str(e).splitlines()[0][:100]))
             continue
         if atomics == strategies[0]:
-            rows.append(("tilec", "fwd", timed(lambda: m.fwd.attn_fwd(Q, K, V, O, lse)), ""))
-        m.fwd.attn_fwd(Q, K, V, O, lse)
+            measure("tilec", "fwd", lambda m=m: m.fwd.attn_fwd(Q, K, V, O, lse))
+        m.fwd.attn_fwd(Q, K, V, O, lse)  # O and lse for the backward (the timed forward rewrites the same values)
+        measure(f"tilec-{atomics}", "bwd", tilec_backward(m))
 
-        def backward():
-            m.pre.attn_bwd_preprocess(O, dO, delta)
-            dQ.zero_(), dK.zero_(), dV.zero_()
-            m.bwd.attn_bwd(Q, K, V, dO, lse, delta, dQ, dK, dV)
-        rows.append((f"tilec-{atomics}", "bwd", timed(backward), ""))
-
-    # peers: (batch, heads, seq, dim)
+    # peers: (batch, heads, seq, dim); each keeps its own forward graph for its backward.
     qg, kg, vg = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
     for name in peers:
         try:
@@ -130,25 +148,31 @@ def bench_attention(batch, seq, heads, groups, dim, causal, strategies, peers, d
                     continue
                 fn = flex_fn(seq, causal)
                 out = fn(qg, kg, vg, groups > 1)
-                with torch.no_grad():
-                    fwd_s = timed(lambda: fn(qg, kg, vg, groups > 1))
+
+                def forward(fn=fn):
+                    with torch.no_grad():
+                        fn(qg, kg, vg, groups > 1)
             else:
                 with sdpa_kernel([SDPA[name]]):
                     out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=groups > 1)
-                    with torch.no_grad():
-                        fwd_s = timed(lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal,
-                                                                             enable_gqa=groups > 1))
 
-            def backward():
+                def forward(name=name):
+                    with sdpa_kernel([SDPA[name]]), torch.no_grad():
+                        F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=groups > 1)
+            forward()  # a backend that refuses the shape refuses here or in backward(), before anything is timed
+
+            def backward(out=out, name=name):
                 qg.grad = kg.grad = vg.grad = None
-                out.backward(do, retain_graph=True)
-            with sdpa_kernel([SDPA.get(name, SDPBackend.FLASH_ATTENTION)]):
-                bwd_s = timed(backward)
-            rows += [(name, "fwd", fwd_s, ""), (name, "bwd", bwd_s, "")]
-            del out
+                with sdpa_kernel([SDPA.get(name, SDPBackend.FLASH_ATTENTION)]):
+                    out.backward(do, retain_graph=True)
+            backward()
+            measure(name, "fwd", forward)
+            measure(name, "bwd", backward)
         except Exception as e:  # a backend may refuse a shape
             rows.append((name, "bwd", None, f"{type(e).__name__}: {str(e)[:80]}"))
-        qg.grad = kg.grad = vg.grad = None
+    for (i, _), sec in zip(runs, timed_interleaved([run for _, run in runs])):
+        rows[i] = rows[i][:2] + (sec, rows[i][3])
+    qg.grad = kg.grad = vg.grad = None
     torch.cuda.empty_cache()
     out_rows = []
     for method, pas, s, note in rows:
@@ -183,8 +207,9 @@ def bench_gemm(shapes, defines):
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
         c = torch.empty(m, n, device="cuda", dtype=torch.float32)
         flops = 2.0 * m * n * k
-        rows.append(("tilec", "gemm", m, n, k, timed(lambda: mod.gemm_nn(a, b, c)), flops))
-        rows.append(("torch.matmul", "gemm", m, n, k, timed(lambda: torch.matmul(a, b)), flops))
+        tilec_s, torch_s = timed_interleaved([lambda: mod.gemm_nn(a, b, c), lambda: torch.matmul(a, b)])
+        rows.append(("tilec", "gemm", m, n, k, tilec_s, flops))
+        rows.append(("torch.matmul", "gemm", m, n, k, torch_s, flops))
         ref = (a.float() @ b.float())
         err = ((c - ref).norm() / ref.norm()).item()
         rows.append(("tilec-relerr", "gemm", m, n, k, err, 0.0))
