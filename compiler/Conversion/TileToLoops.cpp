@@ -315,6 +315,17 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return lowerCopy(copy);
   if (auto fill = dyn_cast<FillOp>(op))
     return lowerFill(fill);
+  if (auto discard = dyn_cast<DiscardOp>(op)) {
+    // Dead contents: NaN in every floating-point element, so that a read after the discard cannot pass unseen
+    // (integers keep their values).
+    View dst = viewOf(discard.getRegion());
+    auto element = dyn_cast<FloatType>(dst.elementType());
+    if (!element)
+      return success();
+    Value nan = arith::ConstantFloatOp::create(b, loc, element, APFloat::getQNaN(element.getFloatSemantics()));
+    loopNest(b, loc, dst.logicalShape, [&](ValueRange ivs) { dst.store(b, loc, nan, ivs); });
+    return success();
+  }
   if (auto gemm = dyn_cast<GemmOp>(op))
     return lowerGemm(gemm);
   if (auto reduce = dyn_cast<ReduceOp>(op))

@@ -269,6 +269,13 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
                                     memref::LoadOp::create(b, loc, part, at));
     memref::StoreOp::create(b, loc, t, sum, at);
   }
+  // The slices are dead once summed (the next launch writes them before it reads them): dropped from L2 rather
+  // than written back to DRAM, 4 bytes per element and split.
+  SmallVector<Value> allOffsets = {arith::ConstantIndexOp::create(b, loc, 0)};
+  allOffsets.append(offsets);
+  SmallVector<int64_t> allSizes(slice.getSizes());
+  allSizes[0] = splits;
+  DiscardOp::create(b, loc, RegionOp::create(b, loc, kernel.getArgument(partialArg), allOffsets, allSizes));
   CopyOp::create(b, loc, sum, dstRegion);
   return result;
 }

@@ -118,6 +118,8 @@ Effects effectsOf(Operation *op, const SharedRanges &shared) {
     e.write(copy.getTarget());
   } else if (auto fill = dyn_cast<FillOp>(op)) {
     e.write(fill.getTarget());
+  } else if (auto discard = dyn_cast<DiscardOp>(op)) {
+    e.write(discard.getRegion()); // a line is dropped only after every thread has read its part of it
   } else if (auto gemm = dyn_cast<GemmOp>(op)) {
     e.read(gemm.getA());
     e.read(gemm.getB());

@@ -369,4 +369,58 @@ LogicalResult KernelEmitter::emitElementwiseCopy(CopyOp copy) {
   return success();
 }
 
+/// tile.discard: the block's threads drop, one line each at a time, the 128-byte L2 lines that lie wholly inside an
+/// in-bounds row (the region's last dim) of the region. A row of B bytes holds at most B / 128 whole lines,
+/// wherever it starts; lines it shares with bytes outside the region are kept, so nothing else is ever lost.
+LogicalResult KernelEmitter::emitDiscard(DiscardOp op) {
+  TileRef r = ref(op.getRegion());
+  const Buffer &b = *r.buffer;
+  const size_t rank = r.window.size();
+  const int64_t elementBytes = b.element.getIntOrFloatBitWidth() / 8;
+  const int64_t linesPerRow = r.window[rank - 1] * elementBytes / 128;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    rows *= r.window[d];
+  if (linesPerRow == 0 || rows == 0) {
+    line() << "// discard " << b.var << ": rows of " << r.window[rank - 1] * elementBytes
+           << " bytes hold no whole 128-byte line\n";
+    return success();
+  }
+  open("{ // discard " + b.var + ": the 128-byte lines inside " + std::to_string(rows) + " rows of " +
+       std::to_string(r.window[rank - 1] * elementBytes) + " bytes");
+  std::string n = fresh("line_index"), row = fresh("row");
+  line() << "#pragma unroll\n";
+  open("for (int " + n + " = tid; " + n + " < " + std::to_string(rows * linesPerRow) + "; " + n +
+       " += " + std::to_string(threads) + ")");
+  line() << "const int " << row << " = " << n << " / " << linesPerRow << ";\n";
+  std::vector<std::string> base;
+  int64_t stride = rows;
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    stride /= r.window[d];
+    std::string c = r.window[d] == 1 ? "0" : "(" + row + " / " + std::to_string(stride) + ") % " +
+                                                 std::to_string(r.window[d]);
+    base.push_back("(long long)(" + r.offsets[d] + ") + " + c);
+  }
+  std::string lo = fresh("lo"), hi = fresh("hi"), begin = fresh("begin"), at = fresh("line");
+  const std::string &offset = r.offsets[rank - 1];
+  line() << "const long long " << lo << " = (long long)(" << offset << ") > 0 ? (long long)(" << offset
+         << ") : 0LL;\n";
+  line() << "const long long " << hi << " = (long long)(" << offset << ") + " << r.window[rank - 1]
+         << "LL < (long long)(" << b.dims[rank - 1] << ") ? (long long)(" << offset << ") + "
+         << r.window[rank - 1] << "LL : (long long)(" << b.dims[rank - 1] << ");\n";
+  base.push_back(lo);
+  std::string inside = boundsCheck(r, base, int(rank - 1));
+  open("if (" + (inside.empty() ? "" : inside + " && ") + lo + " < " + hi + ")");
+  line() << "const unsigned long long " << begin << " = (unsigned long long)&" << b.var << "["
+         << linearIndex(b, base) << "];\n";
+  line() << "const unsigned long long " << at << " = ((" << begin << " + 127ULL) & ~127ULL) + (unsigned long long)("
+         << n << " % " << linesPerRow << ") * 128ULL;\n";
+  line() << "if (" << at << " + 128ULL <= " << begin << " + (unsigned long long)(" << hi << " - " << lo << ") * "
+         << elementBytes << "ULL) tilec::device::discard_l2_line((const void *)" << at << ");\n";
+  close();
+  close();
+  close();
+  return success();
+}
+
 } // namespace tilec::cuda

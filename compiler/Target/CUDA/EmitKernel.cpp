@@ -356,6 +356,8 @@ LogicalResult KernelEmitter::emitOpBody(Operation *op) {
   }
   if (auto fill = dyn_cast<FillOp>(op))
     return emitFill(fill);
+  if (auto discard = dyn_cast<DiscardOp>(op))
+    return emitDiscard(discard);
   if (auto atomic = dyn_cast<AtomicAddOp>(op))
     return emitAtomic(AtomicUpdate::of(atomic));
   if (auto atomic = dyn_cast<AtomicRmwOp>(op))

@@ -192,6 +192,7 @@ public:
   mlir::LogicalResult emitCopy(tile::CopyOp op);              // EmitCopy.cpp
   mlir::LogicalResult emitElementwiseCopy(tile::CopyOp op);   // one element at a time, any operands
   mlir::LogicalResult emitFill(tile::FillOp op);
+  mlir::LogicalResult emitDiscard(tile::DiscardOp op);        // EmitCopy.cpp
   mlir::LogicalResult emitAtomic(const AtomicUpdate &op);
   mlir::LogicalResult emitRegionAtomic(const AtomicUpdate &op, int64_t width); // width 1: element by element
   mlir::LogicalResult emitExclusiveRegionAdd(const AtomicUpdate &op, int64_t width);

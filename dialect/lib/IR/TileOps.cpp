@@ -375,6 +375,17 @@ LogicalResult ArriveLastOp::verify() {
   return success();
 }
 
+LogicalResult DiscardOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside a tile.kernel";
+  if ((*this)->getParentOfType<ParallelOp>())
+    return emitOpError() << "must not be inside a tile.parallel loop: the block discards the region together";
+  auto type = cast<RegionType>(getRegion().getType());
+  if (type.getSpace() != MemorySpace::Global)
+    return emitOpError() << "needs a region of global memory, got " << type;
+  return success();
+}
+
 LogicalResult BarrierOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "must be inside a tile.kernel";

@@ -712,3 +712,33 @@ tile.kernel @arrive_count(%C: memref<?xi32, #tile.space<global>>)
   // expected-error @+1 {{'tile.arrive_last' op count must be at least 1, got 0}}
   %l = tile.arrive_last %C[%b] of 0 : memref<?xi32, #tile.space<global>>
 }
+
+// -----
+
+func.func @discard_outside(%r: !tile.region<64xf32, global>) {
+  // expected-error @+1 {{'tile.discard' op must be inside a tile.kernel}}
+  tile.discard %r : !tile.region<64xf32, global>
+  return
+}
+
+// -----
+
+tile.kernel @discard_shared(%P: memref<?xf32, #tile.space<global>>)
+    grid(%P[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %s = tile.alloc : memref<64xf32, #tile.space<shared>>
+  %c0 = arith.constant 0 : index
+  %r = tile.region %s[%c0] [32] : memref<64xf32, #tile.space<shared>> -> !tile.region<32xf32, shared>
+  // expected-error @+1 {{'tile.discard' op needs a region of global memory, got '!tile.region<32xf32, shared>'}}
+  tile.discard %r : !tile.region<32xf32, shared>
+}
+
+// -----
+
+tile.kernel @discard_parallel(%P: memref<?xf32, #tile.space<global>>)
+    grid(%P[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %r = tile.region %P[%b] [32] : memref<?xf32, #tile.space<global>> -> !tile.region<32xf32, global>
+  tile.parallel (%i) in [4] {
+    // expected-error @+1 {{'tile.discard' op must not be inside a tile.parallel loop: the block discards the region together}}
+    tile.discard %r : !tile.region<32xf32, global>
+  }
+}

@@ -130,3 +130,15 @@ tile.kernel @arrivals(%A: memref<?xf32, #tile.space<global>>, %C: memref<?xi32, 
     tile.atomic_add %one, %A[%tile] exclusive : f32, memref<?xf32, #tile.space<global>>
   }
 }
+
+// Dead slices dropped from the cache.
+// CHECK-LABEL: tile.kernel @discards
+// CHECK: tile.discard %{{.*}} : !tile.region<4x64xf32, global>
+tile.kernel @discards(%P: memref<4x?xf32, #tile.space<global>>)
+    grid(%P[1]) ()[s0] -> (s0 ceildiv 64) threads(64) as (%b) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %col = arith.muli %b, %c64 : index
+  %r = tile.region %P[%c0, %col] [4, 64] : memref<4x?xf32, #tile.space<global>> -> !tile.region<4x64xf32, global>
+  tile.discard %r : !tile.region<4x64xf32, global>
+}

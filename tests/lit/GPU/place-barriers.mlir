@@ -101,3 +101,20 @@ tile.kernel @arrive(%P: memref<2x?xf32, #tile.space<global>>, %C: memref<?xi32, 
     tile.copy %r, %g : !tile.region<64xf32, global>, memref<64xf32, #tile.space<fragment>>
   }
 }
+
+// -----
+
+// tile.discard writes (indeterminate values into) its region: every thread's read of the slices comes first.
+// CHECK-LABEL: tile.kernel @discard_after_read
+// CHECK:      tile.copy
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.discard
+tile.kernel @discard_after_read(%P: memref<?xf32, #tile.space<global>>)
+    grid(%P[0]) ()[s0] -> (s0 ceildiv 64) threads(64) as (%i) {
+  %c64 = arith.constant 64 : index
+  %row = arith.muli %i, %c64 : index
+  %g = tile.alloc {tile.layout = "blocked 64 vec 1"} : memref<64xf32, #tile.space<fragment>> loc("g")
+  %r = tile.region %P[%row] [64] : memref<?xf32, #tile.space<global>> -> !tile.region<64xf32, global>
+  tile.copy %r, %g : !tile.region<64xf32, global>, memref<64xf32, #tile.space<fragment>>
+  tile.discard %r : !tile.region<64xf32, global>
+}

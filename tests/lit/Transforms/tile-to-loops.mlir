@@ -103,3 +103,18 @@ tile.kernel @rowmax(%O: memref<?xbf16, #tile.space<global>>) grid(%O[0]) ()[s0] 
   %r = tile.region %O[%off] [16] : memref<?xbf16, #tile.space<global>> -> !tile.region<16xbf16, global>
   tile.atomic_add %m, %r : memref<16xf32, #tile.space<fragment>>, !tile.region<16xbf16, global>
 }
+
+// -----
+
+// tile.discard on the CPU: NaN in every in-bounds element (a read after it cannot pass unseen).
+// CHECK-LABEL: func.func @discard_block(
+// CHECK:       %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK:       scf.for
+// CHECK:         scf.if
+// CHECK:           memref.store %[[NAN]], %{{.*}} : memref<?xf32>
+tile.kernel @discard(%P: memref<?xf32, #tile.space<global>>) grid(%P[0]) ()[s0] -> (s0 ceildiv 16) threads(32) as (%b) {
+  %c16 = arith.constant 16 : index
+  %off = arith.muli %b, %c16 : index
+  %r = tile.region %P[%off] [16] : memref<?xf32, #tile.space<global>> -> !tile.region<16xf32, global>
+  tile.discard %r : !tile.region<16xf32, global>
+}

@@ -113,4 +113,13 @@ __device__ __forceinline__ void copy_bf16x8_pred(bf16 *dst, const bf16 *src, boo
   store16(dst, load16_pred(src, predicate));
 }
 
+// tile.discard: the 128-byte L2 line at `line` (128-byte aligned, global memory) holds nothing that is read again
+// before it is next written, so L2 may drop it without writing it back. Before sm_80 there is no such hint and
+// nothing happens.
+__device__ __forceinline__ void discard_l2_line(const void *line) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("discard.global.L2 [%0], 128;\n" : : "l"(line) : "memory");
+#endif
+}
+
 } // namespace tilec::device

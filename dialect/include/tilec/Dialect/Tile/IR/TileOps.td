@@ -360,6 +360,31 @@ def Tile_ArriveLastOp : Tile_Op<"arrive_last"> {
 }
 
 
+def Tile_DiscardOp : Tile_Op<"discard"> {
+  let summary = "the region's contents are dead: its cache lines may be dropped without a write-back";
+  let description = [{
+    `tile.discard %r` declares that nothing reads the elements of the global
+    region `%r` again before they are next written: their values become
+    indeterminate. On the GPU the block drops every 128-byte L2 line that
+    lies wholly inside the region's in-bounds rows (`discard.global.L2`,
+    sm_80 and later), so dirty data that is never read again is not written
+    back to DRAM; lines shared with bytes outside the region are kept. On the
+    CPU the floating-point elements are set to NaN, so that a read after the
+    discard shows in the CPU backend's results. The block's threads take part
+    together, as in a copy.
+
+    `tile-legalize-atomics` uses it for the split strategy's partial slices:
+    once the last block of a tile has summed them, they are dead.
+
+    ```mlir
+    tile.discard %slices : !tile.region<4x128x64xf32, global>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_RegionType, "", [MemWrite]>:$region);
+  let assemblyFormat = "$region attr-dict `:` qualified(type($region))";
+  let hasVerifier = 1;
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "every thread of the block waits here (GPU lowering)";
   let description = [{
