@@ -11,7 +11,8 @@
 //      them gets a slice of it), until nothing changes;
 //   4. fragments still open get a blocked layout (16 bytes per thread along the last dim), one at a time, highest
 //      rank first and then in program order, each followed by step 3 again;
-//   5. every use is checked against the layouts, and conversions are inserted where they disagree;
+//   5. every use is checked against the layouts, and conversions are inserted where they disagree (a tile held whole
+//      by every thread that a loop spread over the threads writes is written through a shared copy);
 //   6. gemms that also fit Hopper's wgmma are marked for it (the layouts do not change).
 #include "GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
@@ -127,6 +128,8 @@ private:
   llvm::DenseMap<Value, FragmentLayout> layouts;
   /// The copies that parallel loops read in their own layout (readThroughCopy), by loop and fragment.
   llvm::DenseMap<std::pair<Operation *, Value>, Value> readCopies;
+  // (parallel loop, replicated tile) pairs whose writes go through a shared copy (writeThroughShared).
+  llvm::DenseSet<std::pair<Operation *, Value>> stagedWrites;
 
   bool isFragmentAlloc(Value v) { return v.getDefiningOp<AllocOp>() && isIn(v, MemorySpace::Fragment); }
   static bool isIn(Value v, MemorySpace s) { return gpu::isIn(v, s); }
@@ -581,6 +584,25 @@ private:
     return true;
   }
 
+  // A tile that every thread holds whole (a local tile, or a fragment also indexed from scalar code), written by a
+  // parallel loop spread over the threads: each thread runs only its own iterations, so after the loop the others'
+  // copies would miss its writes. The loop works on a shared copy instead: the tile is copied in before the loop
+  // (elements no iteration writes keep their values), every use of it in the loop goes to the copy, and the copy
+  // comes back to every thread after the loop (tile-place-barriers orders the three).
+  void writeThroughShared(ParallelOp loop, Value buffer, const FragmentLayout &driver) {
+    if (!stagedWrites.insert({loop.getOperation(), buffer}).second)
+      return;
+    Value staged = stagingTile(buffer, shapeOf(buffer), loop.getLoc());
+    OpBuilder b(loop);
+    CopyOp::create(b, loop.getLoc(), buffer, staged);
+    b.setInsertionPointAfter(loop);
+    CopyOp::create(b, loop.getLoc(), staged, buffer);
+    buffer.replaceUsesWithIf(staged, [&](OpOperand &use) { return loop->isProperAncestor(use.getOwner()); });
+    loop.emitRemark() << "'" << gpu::nameOf(buffer) << "' is held whole by every thread, but this loop is spread "
+                      << "over the threads as " << driver.name() << " and writes it; the loop works on '"
+                      << gpu::nameOf(staged) << "' in shared memory, copied in before it and back after it";
+  }
+
   // Step 5b: how each parallel loop is spread, and a check of every fragment access in it.
   LogicalResult annotateLoops() {
     LogicalResult result = success();
@@ -601,13 +623,8 @@ private:
           continue; // shared or global
         const FragmentLayout &l = layouts.find(a.buffer)->second;
         if (l.isReplicated()) {
-          if (a.isStore && !driver->isReplicated()) {
-            a.op->emitError() << "'" << gpu::nameOf(a.buffer)
-                              << "' is held whole by every thread (it is also indexed from scalar code or by an "
-                                 "expression), but this loop is spread over the threads as "
-                              << driver->name() << "; writing it here is not supported yet";
-            result = failure();
-          }
+          if (a.isStore && !driver->isReplicated())
+            writeThroughShared(loop, a.buffer, *driver);
           continue;
         }
         if (!a.simple || !cuda::registerAccessMap(*driver, l, std::vector<int>(a.dims.begin(), a.dims.end()),
