@@ -157,6 +157,42 @@ SmallVector<Value> gridExtentValues(OpBuilder &b, Location loc, KernelOp kernel,
   return kernel.buildGridExtents(b, loc, symbols);
 }
 
+/// The last block's fixed-order sum of one tile: dst <- round(f32(dst) + partial[0] + ... + partial[splits-1]),
+/// through the f32 fragments `sum` and `part`, then the slices dropped from L2 (they are dead until the next launch
+/// writes them).
+static void addSliceSum(OpBuilder &b, Location loc, KernelOp kernel, RegionOp slice, unsigned partialArg, Value dst,
+                        int64_t splits, Value sum, Value part) {
+  RegionType sliceType = slice.getType();
+  // The user's region: the slice's offsets and sizes without the split axis.
+  SmallVector<Value> offsets(slice.getOffsets().drop_front());
+  SmallVector<int64_t> sizes(slice.getSizes().drop_front());
+  auto dstRegion = RegionOp::create(b, loc, dst, offsets, sizes);
+  CopyOp::create(b, loc, dstRegion, sum);
+  auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                 arith::ConstantIndexOp::create(b, loc, splits),
+                                 arith::ConstantIndexOp::create(b, loc, 1));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    SmallVector<Value> partOffsets = {loop.getInductionVar()};
+    partOffsets.append(offsets);
+    auto partRegion = RegionOp::create(b, loc, kernel.getArgument(partialArg), partOffsets, slice.getSizes());
+    CopyOp::create(b, loc, partRegion, part);
+    auto par = ParallelOp::create(b, loc, sliceType.getShape());
+    b.setInsertionPointToStart(&par.getBodyBlock());
+    ValueRange at = par.getInductionVars();
+    Value t = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, sum, at),
+                                    memref::LoadOp::create(b, loc, part, at));
+    memref::StoreOp::create(b, loc, t, sum, at);
+  }
+  SmallVector<Value> allOffsets = {arith::ConstantIndexOp::create(b, loc, 0)};
+  allOffsets.append(offsets);
+  SmallVector<int64_t> allSizes(slice.getSizes());
+  allSizes[0] = splits;
+  DiscardOp::create(b, loc, RegionOp::create(b, loc, kernel.getArgument(partialArg), allOffsets, allSizes));
+  CopyOp::create(b, loc, sum, dstRegion);
+}
+
 // After the split store, the block arrives at its destination tile's counter; the last of the `splits` blocks that
 // write the tile (the others may still be running: the order of arrival is arbitrary) reads the destination and
 // the slices back, still in L2, and writes dst <- round(f32(dst) + partial[0] + ... + partial[splits-1]): the
@@ -171,7 +207,7 @@ SmallVector<Value> gridExtentValues(OpBuilder &b, Location loc, KernelOp kernel,
 // nothing is written.
 LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const AtomicConflict &conflict, unsigned partialArg,
                                  StringRef name, int64_t splits, MemRefType dstType, ArrayAttr userShapes,
-                                 ArrayRef<int64_t> userGridOperands) {
+                                 ArrayRef<int64_t> userGridOperands, const LastBlockSumArgs *sharing) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = site.getLoc();
   AffineMap userShape = userShapes && partialArg < userShapes.size()
@@ -180,21 +216,29 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
   Block &body = kernel.getBodyBlock();
   unsigned numArgs = kernel.getNumArguments();
   auto counterType = getTileMemRefType({ShapedType::kDynamic}, IntegerType::get(ctx, 32), MemorySpace::Global);
-  LastBlockSumArgs result{numArgs, numArgs + 1};
+  LastBlockSumArgs result{numArgs, sharing ? sharing->counterArg : numArgs + 1, {}};
   BlockArgument dst = body.insertArgument(result.dstArg, dstType, loc);
-  BlockArgument counters = body.insertArgument(result.counterArg, counterType, loc);
   SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
-  inputs.append({dstType, counterType});
+  inputs.push_back(dstType);
+  if (!sharing) {
+    body.insertArgument(result.counterArg, counterType, loc);
+    inputs.push_back(counterType);
+  }
   kernel.setFunctionType(FunctionType::get(ctx, inputs, {}));
   if (auto names = kernel->getAttrOfType<ArrayAttr>("tile.arg_names")) {
     SmallVector<Attribute> updated(names.begin(), names.end());
     if (partialArg < updated.size())
       updated[partialArg] = StringAttr::get(ctx, name + "_partial");
     updated.push_back(StringAttr::get(ctx, name));
-    updated.push_back(StringAttr::get(ctx, name + "_arrivals"));
+    if (!sharing)
+      updated.push_back(StringAttr::get(ctx, name + "_arrivals"));
     kernel->setAttr("tile.arg_names", ArrayAttr::get(ctx, updated));
   }
-  if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"); shapes && userShape) {
+  if (auto shapes = kernel->getAttrOfType<ArrayAttr>("tile.arg_shapes"); shapes && userShape && sharing) {
+    SmallVector<Attribute> updated(shapes.begin(), shapes.end());
+    updated.push_back(AffineMapAttr::get(userShape));
+    kernel->setAttr("tile.arg_shapes", ArrayAttr::get(ctx, updated));
+  } else if (shapes && userShape) {
     // The counters: one per block, the grid's extents over the named dims.
     AffineMap grid = kernel.getGrid();
     SmallVector<AffineExpr> symbolExprs;
@@ -223,6 +267,18 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
 
   auto slice = cast<RegionOp>(site.getDest().getDefiningOp());
   OpBuilder b(ctx);
+  RegionType sliceType = slice.getType();
+  auto fragType = getTileMemRefType(sliceType.getShape(), Float32Type::get(ctx), MemorySpace::Fragment);
+  if (sharing) {
+    // The fragments next to the earlier destination's, before the arrival; the sum after the earlier one's.
+    result.lastBlock = sharing->lastBlock;
+    b.setInsertionPoint(result.lastBlock->getPrevNode());
+    Value sum = AllocOp::create(b, loc, fragType);
+    Value part = AllocOp::create(b, loc, fragType);
+    b.setInsertionPoint(result.lastBlock.thenBlock()->getTerminator());
+    addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, part);
+    return result;
+  }
   b.setInsertionPointToEnd(&body);
   // The tile's counter.
   SmallVector<Value> extents = gridExtentValues(b, loc, kernel, kernel.getGridOperands(), [&](int64_t arg, int64_t axis) {
@@ -240,43 +296,13 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
     tileIndex = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tileIndex, extents[k]), term);
   }
   // The fragments for the sum: the tile's shape (the region's, unit dimensions dropped), f32.
-  RegionType sliceType = slice.getType();
-  auto fragType = getTileMemRefType(sliceType.getShape(), Float32Type::get(ctx), MemorySpace::Fragment);
   Value sum = AllocOp::create(b, loc, fragType);
   Value part = AllocOp::create(b, loc, fragType);
+  Value counters = kernel.getArgument(result.counterArg);
   auto last = ArriveLastOp::create(b, loc, b.getI1Type(), counters, tileIndex, b.getI64IntegerAttr(splits));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, last.getLast(), /*withElseRegion=*/false);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  // The user's region: the slice's offsets and sizes without the split axis.
-  SmallVector<Value> offsets(slice.getOffsets().drop_front());
-  SmallVector<int64_t> sizes(slice.getSizes().drop_front());
-  auto dstRegion = RegionOp::create(b, loc, dst, offsets, sizes);
-  CopyOp::create(b, loc, dstRegion, sum);
-  auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                                 arith::ConstantIndexOp::create(b, loc, splits),
-                                 arith::ConstantIndexOp::create(b, loc, 1));
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    SmallVector<Value> partOffsets = {loop.getInductionVar()};
-    partOffsets.append(offsets);
-    auto partRegion = RegionOp::create(b, loc, kernel.getArgument(partialArg), partOffsets, slice.getSizes());
-    CopyOp::create(b, loc, partRegion, part);
-    auto par = ParallelOp::create(b, loc, sliceType.getShape());
-    b.setInsertionPointToStart(&par.getBodyBlock());
-    ValueRange at = par.getInductionVars();
-    Value t = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, sum, at),
-                                    memref::LoadOp::create(b, loc, part, at));
-    memref::StoreOp::create(b, loc, t, sum, at);
-  }
-  // The slices are dead once summed (the next launch writes them before it reads them): dropped from L2 rather
-  // than written back to DRAM, 4 bytes per element and split.
-  SmallVector<Value> allOffsets = {arith::ConstantIndexOp::create(b, loc, 0)};
-  allOffsets.append(offsets);
-  SmallVector<int64_t> allSizes(slice.getSizes());
-  allSizes[0] = splits;
-  DiscardOp::create(b, loc, RegionOp::create(b, loc, kernel.getArgument(partialArg), allOffsets, allSizes));
-  CopyOp::create(b, loc, sum, dstRegion);
+  result.lastBlock = scf::IfOp::create(b, loc, TypeRange{}, last.getLast(), /*withElseRegion=*/false);
+  b.setInsertionPoint(result.lastBlock.thenBlock()->getTerminator());
+  addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, part);
   return result;
 }
 

@@ -5,6 +5,7 @@
 #ifndef TILEC_TRANSFORMS_ATOMICKERNELS_H
 #define TILEC_TRANSFORMS_ATOMICKERNELS_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Transforms/AtomicConflictAnalysis.h"
 
@@ -36,9 +37,11 @@ llvm::SmallVector<mlir::Value>
 gridExtentValues(mlir::OpBuilder &b, mlir::Location loc, tile::KernelOp kernel, llvm::ArrayRef<int64_t> gridOperands,
                  llvm::function_ref<mlir::Value(int64_t, int64_t)> dimOf);
 
-/// Where addLastBlockSum put its two new kernel arguments.
+/// Where addLastBlockSum put its new kernel arguments, and the last block's branch (where a later destination
+/// with the same tiles of blocks adds its own sum).
 struct LastBlockSumArgs {
   unsigned dstArg, counterArg;
+  mlir::scf::IfOp lastBlock;
 };
 
 /// The split strategy's sum inside the main kernel (docs/atomics.md §3), for a covered split destination whose
@@ -46,9 +49,13 @@ struct LastBlockSumArgs {
 /// destination (`dstType`) and an i32 counter per block of the grid as kernel arguments, then, at the end of the
 /// body, the block's arrival at its tile's counter and the last block's fixed-order sum into the destination.
 /// `userShapes` / `userGridOperands` are the kernel's tile.arg_shapes and grid operands before legalization.
+/// With `sharing` (an earlier destination of the same kernel whose tiles are written by the same groups of blocks:
+/// the same collisions, the same splits), no counter is added: the block's one arrival covers both, and this
+/// destination's sum follows the earlier one in the last block's branch.
 LastBlockSumArgs addLastBlockSum(tile::KernelOp kernel, tile::AtomicAddOp site, const AtomicConflict &conflict,
                                  unsigned partialArg, llvm::StringRef name, int64_t splits, mlir::MemRefType dstType,
-                                 mlir::ArrayAttr userShapes, llvm::ArrayRef<int64_t> userGridOperands);
+                                 mlir::ArrayAttr userShapes, llvm::ArrayRef<int64_t> userGridOperands,
+                                 const LastBlockSumArgs *sharing = nullptr);
 
 } // namespace tilec
 

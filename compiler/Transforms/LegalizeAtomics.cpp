@@ -45,6 +45,7 @@ struct Destination {
   // kernel gains the destination and an arrival counter per tile as arguments.
   bool lastBlockSum = false;
   unsigned dstArg = 0, counterArg = 0;
+  bool sharesCounter = false; // counterArg is an earlier destination's (one arrival for both)
   int64_t splits = 1;
   std::string why;   // the strategy part of the remark, before kernel names
   std::string pre, post; // generated kernels (names)
@@ -374,6 +375,10 @@ void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
   for (Destination *d : replaced) {
     if (!d->lastBlockSum)
       continue;
+    launchArgs.resize(std::max<size_t>(launchArgs.size(), std::max(d->dstArg, d->counterArg) + 1));
+    launchArgs[d->dstArg] = args[d->arg];
+    if (d->sharesCounter)
+      continue;
     SmallVector<Value> extents = gridExtentValues(b, loc, kernel, userGridOperands, [&](int64_t arg, int64_t axis) {
       return memref::DimOp::create(b, loc, args[arg], constant(axis)).getResult();
     });
@@ -382,8 +387,6 @@ void KernelLegalizer::buildEntry(StringRef userName, FunctionType userType,
       blocks = arith::MulIOp::create(b, loc, blocks, e);
     auto counterType = cast<MemRefType>(kernel.getArgument(d->counterArg).getType());
     Value counters = WorkspaceOp::create(b, loc, counterType, ValueRange{blocks}, /*zeroed=*/true);
-    launchArgs.resize(std::max<size_t>(launchArgs.size(), d->counterArg + 1));
-    launchArgs[d->dstArg] = args[d->arg];
     launchArgs[d->counterArg] = counters;
     counterBuffers.push_back(counters);
   }
@@ -472,6 +475,8 @@ LogicalResult KernelLegalizer::run() {
   mainName = uniqueName(userName + "_main");
   kernel.setSymName(mainName);
   SmallVector<Destination *> replaced;
+  // Last-block sums so far, for destinations written by the same groups of blocks to share one arrival.
+  SmallVector<std::pair<Destination *, LastBlockSumArgs>> lastBlockSums;
   OpBuilder b(kernel);
   for (auto &[arg, d] : dests) {
     auto dstType = cast<MemRefType>(userType.getInput(arg));
@@ -488,10 +493,24 @@ LogicalResult KernelLegalizer::run() {
     } else if (d.storage == Storage::Split) {
       retypeToSplit(d);
       if (d.lastBlockSum) {
+        // Same splits and the same colliding block indices (with their periods): the same groups of blocks write
+        // the tiles of both, so one arrival per block serves both (one counter, one acq_rel atomic and its
+        // barriers fewer per block), and the last block sums both.
+        const LastBlockSumArgs *sharing = nullptr;
+        for (auto &[other, args] : lastBlockSums)
+          if (other->splits == d.splits &&
+              llvm::equal(other->conflict.collisions, d.conflict.collisions,
+                          [](const GridCollision &x, const GridCollision &y) {
+                            return x.blockIndex == y.blockIndex && x.period == y.period;
+                          }))
+            sharing = &args;
         LastBlockSumArgs added = addLastBlockSum(kernel, d.sites.front(), d.conflict, arg, d.name, d.splits, dstType,
-                                                 userShapes, userGridOperands);
+                                                 userShapes, userGridOperands, sharing);
         d.dstArg = added.dstArg;
         d.counterArg = added.counterArg;
+        d.sharesCounter = sharing != nullptr;
+        if (!sharing)
+          lastBlockSums.push_back({&d, added});
       } else {
         auto partType = cast<MemRefType>(kernel.getArgument(arg).getType());
         d.post = uniqueName(userName + "_" + d.name + "_sum");

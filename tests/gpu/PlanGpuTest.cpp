@@ -6,8 +6,9 @@
 //   *_to_f32 / *_from_f32   really convert bf16 <-> f32, every element, over whatever grid the plan launches;
 //   attn_bwd_main           adds known per-block values: into dQ's f32 workspace with f32 atomics from every
 //                           key block m; into dK/dV's slice of the partial buffers (split: plain stores into
-//                           partial[h mod 2], then the last of the 2 blocks of a tile to arrive at its counter
-//                           writes dst <- round(f32(dst) + partial[0] + partial[1]), in that order) or f32
+//                           partial[h mod 2], then the last of the 2 blocks of a tile to arrive at its counter,
+//                           one for dK and dV together, writes dst <- round(f32(dst) + partial[0] + partial[1]),
+//                           in that order, for both) or f32
 //                           workspaces (fp32: f32 atomics, two heads per element).
 // The host owns bf16 tensors and calls the entry once; the workspaces, the launch order and the frees are the
 // plan's. Results are checked against the CPU: relative norm against float64 for every output, bitwise (and across
@@ -89,8 +90,9 @@ CONVERT(dK)
 CONVERT(dV)
 
 #if SPLIT
-// The generated kernel's arrival (tile.arrive_last): every thread's writes fenced, one count per block, the verdict
-// shared by the barrier.
+// tile.arrive_last's contract, written the CUDA guide's way (every thread's writes fenced; the generated kernel
+// uses one acq_rel atomic by thread 0 between barriers instead): one count per block, the verdict shared by the
+// barrier.
 __device__ bool arrive_last(int *counter, int count) {
   __threadfence();
   __syncthreads();
@@ -121,8 +123,8 @@ extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, long long, long lon
                                          const bf16_bits *dO, long long, long long, long long, const float *lse, long long, long long, long long, const float *delta, long long, long long, long long, float *dQ, long long, long long, long long,
                                          float *dK, long long, long long, long long, float *dV, long long, long long, long long
 #if SPLIT
-                                         , bf16_bits *dK_out, long long, long long, long long, int *dK_arrivals, long long,
-                                         bf16_bits *dV_out, long long, long long, long long, int *dV_arrivals, long long
+                                         , bf16_bits *dK_out, long long, long long, long long, int *arrivals, long long,
+                                         bf16_bits *dV_out, long long, long long, long long
 #endif
                                          ) {
   const int h = blockIdx.x, m = blockIdx.y, b = blockIdx.z, H = gridDim.x, B = gridDim.z, KVH = H / GROUPS;
@@ -158,13 +160,14 @@ extern "C" __global__ void attn_bwd_main(const bf16_bits *Q, long long, long lon
 #endif
   }
 #if SPLIT
-  // The last of the GROUPS blocks that wrote these rows of dK/dV (heads kvh * GROUPS ..) adds the slices, in order.
+  // The last of the GROUPS blocks that wrote these rows of dK and dV (heads kvh * GROUPS ..) adds the slices of
+  // both, in order: the same blocks write both, so one counter serves both.
   const int tile = (b * gridDim.y + m) * KVH + kvh;
   const u64 slice = u64(B) * SEQ * KVH * 128;
-  if (arrive_last(&dK_arrivals[tile], GROUPS))
+  if (arrive_last(&arrivals[tile], GROUPS)) {
     sum_tile(dK_out, dK, slice, b, m, kvh, KVH);
-  if (arrive_last(&dV_arrivals[tile], GROUPS))
     sum_tile(dV_out, dV, slice, b, m, kvh, KVH);
+  }
 #endif
 }
 )";
@@ -369,10 +372,10 @@ TEST_CASE("the committed plan files parse and resolve to the expected steps", "[
         std::vector<std::string>{"alloc 0 " + std::to_string(f32Q), "launch attn_bwd_dQ_to_f32 " + rowsQ,
                                  "alloc 1 " + std::to_string(2 * f32KV),
                                  "alloc 2 " + std::to_string(2 * f32KV),
-                                 // dK's and dV's arrival counters: one i32 per block of the 4x2x2 grid.
-                                 "alloc 3 64 zeroed", "alloc 4 64 zeroed",
+                                 // The arrival counters (dK and dV share them): one i32 per block of the 4x2x2 grid.
+                                 "alloc 3 64 zeroed",
                                  "launch attn_bwd_main 4x2x2", "launch attn_bwd_dQ_from_f32 " + rowsQ, "free 0",
-                                 "free 1", "free 2", "free 3", "free 4"});
+                                 "free 1", "free 2", "free 3"});
   CHECK(trace(fp32.entry("attn_bwd")) ==
         std::vector<std::string>{"alloc 0 " + std::to_string(f32Q), "launch attn_bwd_dQ_to_f32 " + rowsQ,
                                  "alloc 1 " + std::to_string(f32KV), "launch attn_bwd_dK_to_f32 " + rowsKV,
