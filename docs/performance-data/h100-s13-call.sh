@@ -5,6 +5,8 @@
 #   splitsan  compute-sanitizer memcheck/initcheck/racecheck of the split backward at a tail shape
 #   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $OUT/demo.log
 #   fallback  the compiler GPU tests for sm_90 (no wgmma)
+#   ncu       time and DRAM bytes of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4 (S13_NCU:
+#             "dim seq heads kv_heads causal", default "64 1024 32 8 1")                 -> $OUT/ncu-fp32.csv, ncu-split.csv
 #   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
 set -u
 OUT=${OUT:?}
@@ -43,6 +45,13 @@ for s in ${S13_STEPS:?}; do
     LD_LIBRARY_PATH="$PWD/bundle/bin" CUDA_CACHE_DISABLE=1 timeout $t bundle/bin/tilec-bench-attention bundle/kernels \
       --compile-times > "$OUT/compile-times.txt" 2>&1
     log "compile-times rc=$? $(tr '\n' '|' < "$OUT/compile-times.txt" | tail -c 600)" ;;
+  ncu)
+    for a in fp32 split; do
+      TILEC_EXECUTABLE=bundle/bin/tilec timeout $(( $(left) - 5 )) ncu --clock-control none --csv -k regex:attn_bwd \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$OUT/ncu-$a.csv" 2>&1
+      log "ncu $a rc=$?"
+    done ;;
   demo)
     TILEC_BUNDLE=bundle timeout $t scripts/demo.sh > "$OUT/demo.log" 2>&1; log "demo rc=$?" ;;
   fallback)
