@@ -89,19 +89,16 @@ TEST_CASE("a legalized entry lowers to the runtime's launch plan",
       // Not zeroed: every element of the partial slices is written (splitSlicesCovered).
       "alloc 1 " + std::to_string(partialK),
       "alloc 2 " + std::to_string(partialK),
-      // One arrival counter per block of the 4x2x2 grid, for each of dK and dV: zeroed; the last of the 2 blocks
-      // that write a dK/dV tile adds the slices into it, so no sum kernel runs.
+      // One arrival counter per block of the 4x2x2 grid, zeroed, shared by dK and dV (the same pairs of blocks
+      // write both): the last of the 2 blocks that write a tile adds the slices of both, so no sum kernel runs.
       "alloc 3 64 zeroed",
-      "alloc 4 64 zeroed",
       "launch attn_bwd_main grid 4x2x2 block 256 args t0 =2 =100 =4 t1 =2 =100 =2 t2 =2 =100 =2 t3 =2 =100 =4 "
-      "t4 =2 =4 =100 t5 =2 =4 =100 w0 =2 =100 =4 w1 =2 =100 =2 w2 =2 =100 =2 t7 =2 =100 =2 w3 =16 t8 =2 =100 =2 "
-      "w4 =16",
+      "t4 =2 =4 =100 t5 =2 =4 =100 w0 =2 =100 =4 w1 =2 =100 =2 w2 =2 =100 =2 t7 =2 =100 =2 w3 =16 t8 =2 =100 =2",
       "launch attn_bwd_dQ_from_f32 grid 200x1x1 block 128 args w0 =2 =100 =4 t6 =2 =100 =4",
       "free 0",
       "free 1",
       "free 2",
-      "free 3",
-      "free 4"};
+      "free 3"};
   CHECK(trace == expected);
 }
 
