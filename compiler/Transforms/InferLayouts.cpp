@@ -14,6 +14,7 @@
 //   5. every use is checked against the layouts, and conversions are inserted where they disagree (a tile held whole
 //      by every thread that a loop spread over the threads writes is written through a shared copy);
 //   6. gemms that also fit Hopper's wgmma are marked for it (the layouts do not change).
+#include "GemmPlans.h"
 #include "GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -209,59 +210,11 @@ private:
     });
   }
 
-  // Step 2: which gemms run on tensor cores, and with which warp partition. For the `square` policy the pass
-  // prefers, in order: warps holding whole rows (one warp across N) when some accumulator in the kernel becomes a
-  // register A operand and can be laid out so; the rows split of an earlier gemm with the same M, so that row
-  // vectors (reductions over N) line up between accumulators; the smallest warp tile perimeter (shared-memory
-  // traffic per warp), ties going to more warps along M.
+  // Step 2: which gemms run on tensor cores, and with which warp partition (GemmPlans.h).
+  WarpPartitioner partitioner{threads};
   std::optional<std::pair<int64_t, int64_t>> partition(GemmOp gemm, bool preferRows) {
-    auto c = shapeOf(gemm.getC());
-    Type element = getElementTypeOf(gemm.getA().getType());
-    if (!(element.isBF16() || element.isF16()) || c.size() != 2 ||
-        getElementTypeOf(gemm.getB().getType()) != element)
-      return std::nullopt;
-    auto aSq = getSqueezedShape(shapeOf(gemm.getA()));
-    if (aSq.size() != 2)
-      return std::nullopt;
-    int64_t m = c[0], n = c[1], k = gemm.getTransposeA() ? aSq[0] : aSq[1];
-    int64_t warps = threads / 32;
-    if (k % 16 != 0)
-      return std::nullopt;
-    std::optional<int64_t> sameRows;
-    if (auto it = rowsSplitByM.find(m); it != rowsSplitByM.end())
-      sameRows = it->second;
-    std::optional<std::pair<int64_t, int64_t>> best;
-    auto better = [&](int64_t wm, int64_t wn) {
-      if (!best)
-        return true;
-      switch (gemm.getPolicy()) {
-      case GemmPolicy::FullRow:
-        return wm > best->first;
-      case GemmPolicy::FullCol:
-        return wn > best->second;
-      case GemmPolicy::Square: {
-        if (preferRows && (wn == 1) != (best->second == 1))
-          return wn == 1;
-        if (sameRows && (wm == *sameRows) != (best->first == *sameRows))
-          return wm == *sameRows;
-        int64_t d = m / wm + n / wn, bd = m / best->first + n / best->second;
-        return d < bd || (d == bd && wm > best->first);
-      }
-      }
-      return false;
-    };
-    for (int64_t wm = 1; wm <= warps; ++wm) {
-      if (warps % wm)
-        continue;
-      int64_t wn = warps / wm;
-      if (m % (16 * wm) == 0 && n % (8 * wn) == 0 && better(wm, wn))
-        best = {wm, wn};
-    }
-    if (best)
-      rowsSplitByM.try_emplace(m, best->first);
-    return best;
+    return partitioner.partition(gemm, preferRows);
   }
-  llvm::DenseMap<int64_t, int64_t> rowsSplitByM;
 
   void planGemms() {
     // Accumulators whose values become the register A operand of a gemm (directly or through fragment copies)
@@ -317,49 +270,9 @@ private:
     });
   }
 
-  // Step 6: which tensor-core gemms also fit Hopper's warpgroup mma, wgmma.mma_async m64nNk16 (the emitter then
-  // emits it for sm_90a beside mma.sync for other archs). The accumulator layout is the same for both when every
-  // warp holds 16 rows of its warp tile ("m16n8k16 warps AxB", M = 16 A, A a multiple of 4): the 4 warps of a
-  // warpgroup then hold the 64 rows of one M block (warp w at 16 (w % 4)) and the same N columns, which is where
-  // wgmma m64nNk16 puts them for N = the warp tile's width, and a warp's n8 atoms are its registers in order. B is
-  // read from shared memory through a descriptor, A from shared memory too or from registers (in mma.sync's A
-  // layout, which is wgmma's). The descriptors describe the 128-byte swizzle: each shared operand's rows (its K
-  // extent when K-major, its M or N extent when transposed) must be a multiple of 128 bytes.
+  // Step 6: which tensor-core gemms also fit Hopper's wgmma (GemmPlans.h).
   void planWgmma() {
-    kernel.walk([&](GemmOp gemm) {
-      auto warps = gpu::mmaWarps(gemm);
-      auto c = shapeOf(gemm.getC());
-      Type element = getElementTypeOf(gemm.getB().getType());
-      if (!warps || warps->first % 4 != 0 || c.size() != 2 || c[0] != 16 * warps->first ||
-          !(element.isBF16() || element.isF16()) || getElementTypeOf(gemm.getA().getType()) != element)
-        return;
-      // Warpgroups: wm / 4 along M (64 rows each), wn along N (tileN columns each).
-      int64_t tileN = c[1] / warps->second, panelCols = 128 / gpu::elementBytes(element);
-      if (tileN % 8 != 0 || tileN > 256)
-        return;
-      auto sharedRowsFit = [&](Value v) {
-        if (!v.getDefiningOp<AllocOp>() || !isIn(v, MemorySpace::Shared))
-          return false;
-        auto s = shapeOf(v);
-        return s.size() == 2 && (s[1] * gpu::elementBytes(element)) % 128 == 0;
-      };
-      if (!sharedRowsFit(gemm.getB()))
-        return;
-      // A K x N B (N-major) is read a warpgroup's columns at a time: they must start on a panel.
-      if (!gemm.getTransposeB() && warps->second > 1 && tileN % panelCols != 0)
-        return;
-      Value a = gemm.getA();
-      if (isFragmentAlloc(a)) {
-        auto s = shapeOf(a);
-        if (gemm.getTransposeA() || s.size() != 2 ||
-            !cuda::registerAccessMap(FragmentLayout::mmaOperandA(s[0], s[1], warps->first, warps->second),
-                                     layouts.find(a)->second, {0, 1}))
-          return;
-      } else if (!sharedRowsFit(a)) {
-        return;
-      }
-      gemm->setAttr(gpu::kWgmmaAttr, StringAttr::get(kernel.getContext(), "m64n" + std::to_string(tileN) + "k16"));
-    });
+    markWgmmaGemms(kernel, [&](Value a) { return &layouts.find(a)->second; });
   }
 
   // Step 3.
