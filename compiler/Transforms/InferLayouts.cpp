@@ -212,9 +212,6 @@ private:
 
   // Step 2: which gemms run on tensor cores, and with which warp partition (GemmPlans.h).
   WarpPartitioner partitioner{threads};
-  std::optional<std::pair<int64_t, int64_t>> partition(GemmOp gemm, bool preferRows) {
-    return partitioner.partition(gemm, preferRows);
-  }
 
   void planGemms() {
     // Accumulators whose values become the register A operand of a gemm (directly or through fragment copies)
@@ -254,10 +251,10 @@ private:
         for (int64_t wm = 1; wm <= threads / 32; ++wm)
           if ((threads / 32) % wm == 0 && c2[0] % (16 * wm) == 0 && c2[1] % (8 * (threads / 32 / wm)) == 0 &&
               found->second == FragmentLayout::mmaAccumulator(c2[0], c2[1], wm, threads / 32 / wm) &&
-              partition(gemm, false))
+              partitioner.partition(gemm, false))
             warps = {wm, threads / 32 / wm};
       } else {
-        warps = partition(gemm, rowsPreferred);
+        warps = partitioner.partition(gemm, rowsPreferred);
         if (warps) {
           auto s = shapeOf(c);
           layouts.try_emplace(c, FragmentLayout::mmaAccumulator(s[0], s[1], warps->first, warps->second));
