@@ -7,6 +7,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExpr.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace tilec::tile;
 
@@ -157,35 +159,67 @@ SmallVector<Value> gridExtentValues(OpBuilder &b, Location loc, KernelOp kernel,
   return kernel.buildGridExtents(b, loc, symbols);
 }
 
+/// How many f32 values per thread the last block's sum holds at once: its own fragment and the slices of one round,
+/// whose loads are all issued before their adds. Each round of loads waits a whole L2 round trip, and the sum runs
+/// after the main loop with one block per SM and nothing to overlap it, so a round loads as many slices as fit. The
+/// main loop's registers are dead by then; with the loads' addresses, 160 values stay under 255 registers where 192
+/// did not (flash attention's backward at d=128: 64-value tiles, sum + 2 slices spilled 80 bytes; ptxas, sm_90a).
+constexpr int64_t kSliceSumValuesPerThread = 160;
+
+/// How many slices one round of the last block's sum loads: the most that kSliceSumValuesPerThread allows (at least
+/// one), rounded down to a divisor of `splits` so that every round has the same shape.
+static int64_t slicesPerRound(KernelOp kernel, RegionType sliceType, int64_t splits) {
+  int64_t elements = 1;
+  for (int64_t extent : sliceType.getShape())
+    elements *= extent;
+  int64_t threads = std::max<int64_t>(kernel.getThreads(), 1);
+  int64_t perThread = std::max<int64_t>((elements + threads - 1) / threads, 1);
+  int64_t round = std::clamp<int64_t>(kSliceSumValuesPerThread / perThread - 1, 1, splits);
+  while (splits % round != 0)
+    --round;
+  return round;
+}
+
 /// The last block's fixed-order sum of one tile: dst <- round(f32(dst) + partial[0] + ... + partial[splits-1]),
-/// through the f32 fragments `sum` and `part`, then the slices dropped from L2 (they are dead until the next launch
-/// writes them).
+/// through the f32 fragments `sum` and `parts` (one per slice of a round: the round's loads are all in flight
+/// before its adds), then the slices dropped from L2 (they are dead until the next launch writes them).
 static void addSliceSum(OpBuilder &b, Location loc, KernelOp kernel, RegionOp slice, unsigned partialArg, Value dst,
-                        int64_t splits, Value sum, Value part) {
+                        int64_t splits, Value sum, ArrayRef<Value> parts) {
   RegionType sliceType = slice.getType();
   // The user's region: the slice's offsets and sizes without the split axis.
   SmallVector<Value> offsets(slice.getOffsets().drop_front());
   SmallVector<int64_t> sizes(slice.getSizes().drop_front());
   auto dstRegion = RegionOp::create(b, loc, dst, offsets, sizes);
   CopyOp::create(b, loc, dstRegion, sum);
-  auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                                 arith::ConstantIndexOp::create(b, loc, splits),
-                                 arith::ConstantIndexOp::create(b, loc, 1));
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    SmallVector<Value> partOffsets = {loop.getInductionVar()};
-    partOffsets.append(offsets);
-    auto partRegion = RegionOp::create(b, loc, kernel.getArgument(partialArg), partOffsets, slice.getSizes());
-    CopyOp::create(b, loc, partRegion, part);
+  int64_t round = static_cast<int64_t>(parts.size());
+  // One round: load slices first + 0 .. first + round - 1, then add them to the sum in order.
+  auto addRound = [&](OpBuilder &b, Value first) {
+    for (int64_t j = 0; j < round; ++j) {
+      Value index = j == 0 ? first : arith::AddIOp::create(b, loc, first, constIndex(b, loc, j)).getResult();
+      SmallVector<Value> partOffsets = {index};
+      partOffsets.append(offsets);
+      auto partRegion = RegionOp::create(b, loc, kernel.getArgument(partialArg), partOffsets, slice.getSizes());
+      CopyOp::create(b, loc, partRegion, parts[j]);
+    }
     auto par = ParallelOp::create(b, loc, sliceType.getShape());
+    OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&par.getBodyBlock());
     ValueRange at = par.getInductionVars();
-    Value t = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, sum, at),
-                                    memref::LoadOp::create(b, loc, part, at));
+    Value t = memref::LoadOp::create(b, loc, sum, at);
+    for (Value part : parts)
+      t = arith::AddFOp::create(b, loc, t, memref::LoadOp::create(b, loc, part, at));
     memref::StoreOp::create(b, loc, t, sum, at);
+  };
+  if (round == splits) {
+    addRound(b, constIndex(b, loc, 0));
+  } else {
+    auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0), constIndex(b, loc, splits),
+                                   constIndex(b, loc, round));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    addRound(b, loop.getInductionVar());
   }
-  SmallVector<Value> allOffsets = {arith::ConstantIndexOp::create(b, loc, 0)};
+  SmallVector<Value> allOffsets = {constIndex(b, loc, 0)};
   allOffsets.append(offsets);
   SmallVector<int64_t> allSizes(slice.getSizes());
   allSizes[0] = splits;
@@ -269,14 +303,20 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
   OpBuilder b(ctx);
   RegionType sliceType = slice.getType();
   auto fragType = getTileMemRefType(sliceType.getShape(), Float32Type::get(ctx), MemorySpace::Fragment);
+  auto allocParts = [&](OpBuilder &b) {
+    SmallVector<Value> parts;
+    for (int64_t j = 0, n = slicesPerRound(kernel, sliceType, splits); j < n; ++j)
+      parts.push_back(AllocOp::create(b, loc, fragType));
+    return parts;
+  };
   if (sharing) {
     // The fragments next to the earlier destination's, before the arrival; the sum after the earlier one's.
     result.lastBlock = sharing->lastBlock;
     b.setInsertionPoint(result.lastBlock->getPrevNode());
     Value sum = AllocOp::create(b, loc, fragType);
-    Value part = AllocOp::create(b, loc, fragType);
+    SmallVector<Value> parts = allocParts(b);
     b.setInsertionPoint(result.lastBlock.thenBlock()->getTerminator());
-    addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, part);
+    addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, parts);
     return result;
   }
   b.setInsertionPointToEnd(&body);
@@ -297,12 +337,12 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
   }
   // The fragments for the sum: the tile's shape (the region's, unit dimensions dropped), f32.
   Value sum = AllocOp::create(b, loc, fragType);
-  Value part = AllocOp::create(b, loc, fragType);
+  SmallVector<Value> parts = allocParts(b);
   Value counters = kernel.getArgument(result.counterArg);
   auto last = ArriveLastOp::create(b, loc, b.getI1Type(), counters, tileIndex, b.getI64IntegerAttr(splits));
   result.lastBlock = scf::IfOp::create(b, loc, TypeRange{}, last.getLast(), /*withElseRegion=*/false);
   b.setInsertionPoint(result.lastBlock.thenBlock()->getTerminator());
-  addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, part);
+  addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, parts);
   return result;
 }
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Session 13, one device call: the steps in S13_STEPS, in order, while time is left (each with its rough need).
 #   bench     the issue-10 benchmark on the bundle (all shapes, peers, GEMM)       -> $OUT/bench.csv, bench.log
-#   ab        split A/B at seq 1024: this bundle's tilec against eea3583's (bench-ab/tilec-old.xz)
+#   ab        split A/B at seq 1024: this bundle's tilec against an older one (bench-ab/tilec-old.xz; the log names it)
 #   splitsan  compute-sanitizer memcheck/initcheck/racecheck of the split backward at a tail shape
 #   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $OUT/demo.log
 #   fallback  the compiler GPU tests for sm_90 (no wgmma)
-#   ncu       time and DRAM bytes of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4 (S13_NCU:
-#             "dim seq heads kv_heads causal", default "64 1024 32 8 1")                 -> $OUT/ncu-fp32.csv, ncu-split.csv
+#   ncu       time, DRAM bytes and registers of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4
+#             (S13_NCU: "dim seq heads kv_heads causal", default "64 1024 32 8 1"); with bench-ab/tilec-old.xz the
+#             old compiler's split too                          -> $OUT/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
 #   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
 set -u
 OUT=${OUT:?}
@@ -46,11 +47,14 @@ for s in ${S13_STEPS:?}; do
       --compile-times > "$OUT/compile-times.txt" 2>&1
     log "compile-times rc=$? $(tr '\n' '|' < "$OUT/compile-times.txt" | tail -c 600)" ;;
   ncu)
-    for a in fp32 split; do
-      TILEC_EXECUTABLE=bundle/bin/tilec timeout $(( $(left) - 5 )) ncu --clock-control none --csv -k regex:attn_bwd \
-        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$OUT/ncu-$a.csv" 2>&1
-      log "ncu $a rc=$?"
+    runs="new:fp32 new:split"; [[ -f bench-ab/tilec-old.xz ]] && runs+=" old:split"
+    for r in $runs; do
+      v=${r%%:*} a=${r#*:} exe=bundle/bin/tilec
+      if [[ $v == old ]]; then xz -dc bench-ab/tilec-old.xz > /tmp/tilec-old && chmod +x /tmp/tilec-old; exe=/tmp/tilec-old; fi
+      TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) ncu --clock-control none --csv -k regex:attn_bwd \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread \
+        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$OUT/ncu-$v-$a.csv" 2>&1
+      log "ncu $v $a rc=$?"
     done ;;
   demo)
     TILEC_BUNDLE=bundle timeout $t scripts/demo.sh > "$OUT/demo.log" 2>&1; log "demo rc=$?" ;;
