@@ -166,118 +166,65 @@ SmallVector<Value> gridExtentValues(OpBuilder &b, Location loc, KernelOp kernel,
 /// did not (flash attention's backward at d=128: 64-value tiles, sum + 2 slices spilled 80 bytes; ptxas, sm_90a).
 constexpr int64_t kSliceSumValuesPerThread = 160;
 
-/// How the last block sums one tile: in chunks of `chunkRows` along the tile's first dimension (the whole tile
-/// when it fits), each chunk's slices loaded `round` at a time before their adds. Chunks come first: every
-/// slice of a chunk in flight at once costs one round trip per chunk, where rounds of whole-tile slices would
-/// cost one per round and the destination's load besides.
-struct SliceSumShape {
-  SmallVector<int64_t> chunk; // the fragments' shape: the tile's, with chunkRows as its first extent
-  int64_t chunkRows = 1;
-  int64_t round = 1;
-};
-
-static SliceSumShape sliceSumShape(KernelOp kernel, RegionType sliceType, int64_t splits) {
-  ArrayRef<int64_t> shape = sliceType.getShape();
+/// How many slices one round of the last block's sum loads: the most that kSliceSumValuesPerThread allows (at least
+/// one), rounded down to a divisor of `splits` so that every round has the same shape.
+static int64_t slicesPerRound(KernelOp kernel, RegionType sliceType, int64_t splits) {
+  int64_t elements = 1;
+  for (int64_t extent : sliceType.getShape())
+    elements *= extent;
   int64_t threads = std::max<int64_t>(kernel.getThreads(), 1);
-  auto perThread = [&](int64_t rows) {
-    int64_t elements = rows;
-    for (int64_t extent : shape.drop_front())
-      elements *= extent;
-    return std::max<int64_t>((elements + threads - 1) / threads, 1);
-  };
-  SliceSumShape result;
-  // The largest divisor of the first extent whose chunk and all its slices fit (else one row).
-  if (!shape.empty()) {
-    for (int64_t rows = shape.front(); rows > 1; --rows)
-      if (shape.front() % rows == 0 && (splits + 1) * perThread(rows) <= kSliceSumValuesPerThread) {
-        result.chunkRows = rows;
-        break;
-      }
-  }
-  // Rounds when not even one row with all its slices fits: the most slices that do, a divisor of `splits`.
-  result.round = std::clamp<int64_t>(kSliceSumValuesPerThread / perThread(result.chunkRows) - 1, 1, splits);
-  while (splits % result.round != 0)
-    --result.round;
-  result.chunk.assign(shape.begin(), shape.end());
-  if (!result.chunk.empty())
-    result.chunk.front() = result.chunkRows;
-  return result;
+  int64_t perThread = std::max<int64_t>((elements + threads - 1) / threads, 1);
+  int64_t round = std::clamp<int64_t>(kSliceSumValuesPerThread / perThread - 1, 1, splits);
+  while (splits % round != 0)
+    --round;
+  return round;
 }
 
 /// The last block's fixed-order sum of one tile: dst <- round(f32(dst) + partial[0] + ... + partial[splits-1]),
-/// chunk by chunk through the f32 fragments `sum` and `parts` (one per slice of a round), then the slices dropped
-/// from L2 (they are dead until the next launch writes them).
+/// through the f32 fragments `sum` and `parts` (one per slice of a round: the round's loads are all in flight
+/// before its adds), then the slices dropped from L2 (they are dead until the next launch writes them).
 static void addSliceSum(OpBuilder &b, Location loc, KernelOp kernel, RegionOp slice, unsigned partialArg, Value dst,
-                        int64_t splits, const SliceSumShape &plan, Value sum, ArrayRef<Value> parts) {
+                        int64_t splits, Value sum, ArrayRef<Value> parts) {
   RegionType sliceType = slice.getType();
   // The user's region: the slice's offsets and sizes without the split axis.
   SmallVector<Value> offsets(slice.getOffsets().drop_front());
   SmallVector<int64_t> sizes(slice.getSizes().drop_front());
-  // The region dimension of the tile's first (non-unit) dimension: the one chunked.
-  int64_t chunked = -1;
-  for (size_t d = 0; d < sizes.size() && !sliceType.getShape().empty(); ++d)
-    if (sizes[d] != 1 || sliceType.getShape().front() == 1) {
-      chunked = d;
-      break;
-    }
-  int64_t chunks = chunked < 0 ? 1 : sizes[chunked] / plan.chunkRows;
+  auto dstRegion = RegionOp::create(b, loc, dst, offsets, sizes);
+  CopyOp::create(b, loc, dstRegion, sum);
   int64_t round = static_cast<int64_t>(parts.size());
-
-  // One chunk: its rows start `row` rows into the tile.
-  auto sumChunk = [&](OpBuilder &b, Value row) {
-    SmallVector<Value> chunkOffsets(offsets);
-    SmallVector<int64_t> chunkSizes(sizes);
-    if (chunked >= 0 && chunks > 1) {
-      chunkOffsets[chunked] = arith::AddIOp::create(b, loc, offsets[chunked], row);
-      chunkSizes[chunked] = plan.chunkRows;
+  // One round: load slices first + 0 .. first + round - 1, then add them to the sum in order.
+  auto addRound = [&](OpBuilder &b, Value first) {
+    for (int64_t j = 0; j < round; ++j) {
+      Value index = j == 0 ? first : arith::AddIOp::create(b, loc, first, constIndex(b, loc, j)).getResult();
+      SmallVector<Value> partOffsets = {index};
+      partOffsets.append(offsets);
+      auto partRegion = RegionOp::create(b, loc, kernel.getArgument(partialArg), partOffsets, slice.getSizes());
+      CopyOp::create(b, loc, partRegion, parts[j]);
     }
-    auto dstRegion = RegionOp::create(b, loc, dst, chunkOffsets, chunkSizes);
-    CopyOp::create(b, loc, dstRegion, sum);
-    SmallVector<int64_t> partSizes = {1};
-    partSizes.append(chunkSizes);
-    // One round: load slices first + 0 .. first + round - 1, then add them to the sum in order.
-    auto addRound = [&](OpBuilder &b, Value first) {
-      for (int64_t j = 0; j < round; ++j) {
-        Value index = j == 0 ? first : arith::AddIOp::create(b, loc, first, constIndex(b, loc, j)).getResult();
-        SmallVector<Value> partOffsets = {index};
-        partOffsets.append(chunkOffsets);
-        auto partRegion = RegionOp::create(b, loc, kernel.getArgument(partialArg), partOffsets, partSizes);
-        CopyOp::create(b, loc, partRegion, parts[j]);
-      }
-      auto par = ParallelOp::create(b, loc, plan.chunk);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&par.getBodyBlock());
-      ValueRange at = par.getInductionVars();
-      Value t = memref::LoadOp::create(b, loc, sum, at);
-      for (Value part : parts)
-        t = arith::AddFOp::create(b, loc, t, memref::LoadOp::create(b, loc, part, at));
-      memref::StoreOp::create(b, loc, t, sum, at);
-    };
-    if (round == splits) {
-      addRound(b, constIndex(b, loc, 0));
-    } else {
-      auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0), constIndex(b, loc, splits),
-                                     constIndex(b, loc, round));
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-      addRound(b, loop.getInductionVar());
-    }
-    SmallVector<Value> allOffsets = {constIndex(b, loc, 0)};
-    allOffsets.append(chunkOffsets);
-    SmallVector<int64_t> allSizes(partSizes);
-    allSizes[0] = splits;
-    DiscardOp::create(b, loc, RegionOp::create(b, loc, kernel.getArgument(partialArg), allOffsets, allSizes));
-    CopyOp::create(b, loc, sum, dstRegion);
+    auto par = ParallelOp::create(b, loc, sliceType.getShape());
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&par.getBodyBlock());
+    ValueRange at = par.getInductionVars();
+    Value t = memref::LoadOp::create(b, loc, sum, at);
+    for (Value part : parts)
+      t = arith::AddFOp::create(b, loc, t, memref::LoadOp::create(b, loc, part, at));
+    memref::StoreOp::create(b, loc, t, sum, at);
   };
-  if (chunks == 1) {
-    sumChunk(b, constIndex(b, loc, 0));
-    return;
+  if (round == splits) {
+    addRound(b, constIndex(b, loc, 0));
+  } else {
+    auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0), constIndex(b, loc, splits),
+                                   constIndex(b, loc, round));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    addRound(b, loop.getInductionVar());
   }
-  auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0), constIndex(b, loc, sizes[chunked]),
-                                 constIndex(b, loc, plan.chunkRows));
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  sumChunk(b, loop.getInductionVar());
+  SmallVector<Value> allOffsets = {constIndex(b, loc, 0)};
+  allOffsets.append(offsets);
+  SmallVector<int64_t> allSizes(slice.getSizes());
+  allSizes[0] = splits;
+  DiscardOp::create(b, loc, RegionOp::create(b, loc, kernel.getArgument(partialArg), allOffsets, allSizes));
+  CopyOp::create(b, loc, sum, dstRegion);
 }
 
 // After the split store, the block arrives at its destination tile's counter; the last of the `splits` blocks that
@@ -355,11 +302,10 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
   auto slice = cast<RegionOp>(site.getDest().getDefiningOp());
   OpBuilder b(ctx);
   RegionType sliceType = slice.getType();
-  SliceSumShape plan = sliceSumShape(kernel, sliceType, splits);
-  auto fragType = getTileMemRefType(plan.chunk, Float32Type::get(ctx), MemorySpace::Fragment);
+  auto fragType = getTileMemRefType(sliceType.getShape(), Float32Type::get(ctx), MemorySpace::Fragment);
   auto allocParts = [&](OpBuilder &b) {
     SmallVector<Value> parts;
-    for (int64_t j = 0; j < plan.round; ++j)
+    for (int64_t j = 0, n = slicesPerRound(kernel, sliceType, splits); j < n; ++j)
       parts.push_back(AllocOp::create(b, loc, fragType));
     return parts;
   };
@@ -370,7 +316,7 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
     Value sum = AllocOp::create(b, loc, fragType);
     SmallVector<Value> parts = allocParts(b);
     b.setInsertionPoint(result.lastBlock.thenBlock()->getTerminator());
-    addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, plan, sum, parts);
+    addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, parts);
     return result;
   }
   b.setInsertionPointToEnd(&body);
@@ -396,7 +342,7 @@ LastBlockSumArgs addLastBlockSum(KernelOp kernel, AtomicAddOp site, const Atomic
   auto last = ArriveLastOp::create(b, loc, b.getI1Type(), counters, tileIndex, b.getI64IntegerAttr(splits));
   result.lastBlock = scf::IfOp::create(b, loc, TypeRange{}, last.getLast(), /*withElseRegion=*/false);
   b.setInsertionPoint(result.lastBlock.thenBlock()->getTerminator());
-  addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, plan, sum, parts);
+  addSliceSum(b, loc, kernel, slice, partialArg, dst, splits, sum, parts);
   return result;
 }
 
