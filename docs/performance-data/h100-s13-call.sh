@@ -8,6 +8,8 @@
 #   ncu       time, DRAM bytes and registers of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4
 #             (S13_NCU: "dim seq heads kv_heads causal", default "64 1024 32 8 1"); with bench-ab/tilec-old.xz the
 #             old compiler's split too                          -> $OUT/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
+#   ncusrc    (written in session 15, not yet run) warp-state sampling of attn_bwd_main (its third launch), fp32 and split (S13_NCUSRC), same shape as ncu
+#             -> $OUT/ncu-stalls-<strategy>.csv (details page), ncu-sass-<strategy>.csv (samples per SASS instruction)
 #   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
 set -u
 OUT=${OUT:?}
@@ -55,6 +57,17 @@ for s in ${S13_STEPS:?}; do
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread \
         python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$OUT/ncu-$v-$a.csv" 2>&1
       log "ncu $v $a rc=$?"
+    done ;;
+  ncusrc)
+    ncu --help 2>&1 | grep -A4 -E 'print-source|--page' > /tmp/run/ncu-help.txt
+    for a in ${S13_NCUSRC:-fp32 split}; do
+      TILEC_EXECUTABLE=bundle/bin/tilec timeout $(( $(left) - 5 )) ncu --clock-control none --section WarpStateStats \
+        --section SourceCounters -k regex:attn_bwd_main -s 2 -c 1 -f -o /tmp/run/src-$a \
+        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > /tmp/run/src-$a.log 2>&1
+      log "ncusrc $a rc=$?"
+      ncu --import /tmp/run/src-$a.ncu-rep --page details --csv > "$OUT/ncu-stalls-$a.csv" 2>&1
+      ncu --import /tmp/run/src-$a.ncu-rep --page source --csv --print-source sass > "$OUT/ncu-sass-$a.csv" 2>&1
+      log "ncusrc $a source page rc=$? $(wc -c < "$OUT/ncu-sass-$a.csv") bytes"
     done ;;
   demo)
     TILEC_BUNDLE=bundle timeout $t scripts/demo.sh > "$OUT/demo.log" 2>&1; log "demo rc=$?" ;;
