@@ -110,7 +110,8 @@ if step sanitize && [[ -x "$bundle_dir/bin/tilec_compiler_gpu_tests" ]] && comma
   done
 fi
 if step sass && [[ -x "$bundle_dir/bin/tilec" ]] && command -v cuobjdump >/dev/null; then
-  # The gemms of both kernels run on wgmma (HGMMA) on sm_90a; the backward's dQ gemm stays on mma.sync (HMMA).
+  # At the default head dim (128) every gemm of both kernels runs on wgmma (HGMMA) on sm_90a (at d64 the backward's
+  # dQ gemm stays on mma.sync, HMMA). ctest's tools.sass-check checks more variants, the gemm and sm_90 without a GPU.
   for kernel in fwd bwd; do
     cubin="$out_dir/attn_$kernel.cubin"
     if "$bundle_dir/bin/tilec" "$bundle_dir/kernels/flash_attention/$kernel.tile" --emit=cubin -o "$cubin"; then

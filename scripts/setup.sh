@@ -33,6 +33,14 @@ if ! python3 -c "import numpy, pytest" 2>/dev/null; then
   python3 -m pip install --quiet --disable-pip-version-check numpy pytest
 fi
 
+# ctest's tools.sass-check disassembles CUBINs; this machine's CUDA toolkit has no cuobjdump, NVIDIA ships it (with
+# nvdisasm, which it runs) as PyPI wheels. 13.2 is the oldest there; it reads CUDA 13.0's sm_90 CUBINs.
+if ! command -v cuobjdump >/dev/null && [[ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump" ]] &&
+  ! python3 -c "import nvidia, pathlib, sys; sys.exit(not any(any(pathlib.Path(p).glob('cu*/bin/cuobjdump')) for p in nvidia.__path__))" 2>/dev/null; then
+  echo "setup: installing cuobjdump and nvdisasm (pip: nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm)"
+  python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37
+fi
+
 # The CUDA toolkit (NVRTC and its headers) comes with this kind of machine; say so
 # plainly when it is absent rather than failing deep inside CMake.
 if [[ -z "${CUDA_HOME:-}" && ! -d /usr/local/cuda ]]; then
