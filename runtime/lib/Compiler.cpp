@@ -157,6 +157,8 @@ struct Compiler::Nvrtc {
   NvrtcResult (*getCubin)(NvrtcProgram, char *);
   NvrtcResult (*getPtxSize)(NvrtcProgram, size_t *);
   NvrtcResult (*getPtx)(NvrtcProgram, char *);
+  // The real architectures this NVRTC builds for (CUDA >= 11.2); empty when the library does not say.
+  std::vector<int> supportedArchs;
 };
 
 Compiler::Compiler(CompilerConfig config)
@@ -245,6 +247,16 @@ const Compiler::Nvrtc &Compiler::nvrtcLocked() const {
     resolve("nvrtcGetPTXSize", nvrtc->getPtxSize);
     resolve("nvrtcGetPTX", nvrtc->getPtx);
     nvrtc->version(&nvrtc->major, &nvrtc->minor);
+    // Optional entry points: an arch outside this list fails in NVRTC with a bare NVRTC_ERROR_INVALID_OPTION, so the
+    // compile functions check it first and name the supported ones.
+    auto getNumSupportedArchs = reinterpret_cast<NvrtcResult (*)(int *)>(library.symbol("nvrtcGetNumSupportedArchs"));
+    auto getSupportedArchs = reinterpret_cast<NvrtcResult (*)(int *)>(library.symbol("nvrtcGetSupportedArchs"));
+    int archCount = 0;
+    if (getNumSupportedArchs && getSupportedArchs && getNumSupportedArchs(&archCount) == 0 && archCount > 0) {
+      nvrtc->supportedArchs.resize(static_cast<std::size_t>(archCount));
+      if (getSupportedArchs(nvrtc->supportedArchs.data()) != 0)
+        nvrtc->supportedArchs.clear();
+    }
     // The file the loader chose for a soname: where the symbols came from.
     Dl_info where{};
     if (dladdr(reinterpret_cast<void *>(nvrtc->version), &where) && where.dli_fname)
@@ -333,18 +345,47 @@ static void runNvrtc(const Compiler::Nvrtc &api, const std::string &source, cons
   fetch(program);
 }
 
+// The number of an architecture name: 90 for sm_90a, compute_90 or sm_90f; nullopt unless `prefix` is followed by
+// two or three digits and at most one letter.
+static std::optional<int> archNumber(const std::string &arch, std::string_view prefix) {
+  static const std::regex form(R"(([0-9]{2,3})[a-z]?)");
+  std::smatch match;
+  if (arch.rfind(prefix, 0) != 0)
+    return std::nullopt;
+  const std::string rest = arch.substr(prefix.size());
+  if (!std::regex_match(rest, match, form))
+    return std::nullopt;
+  return std::stoi(match[1].str());
+}
+
 // Both outputs are made for a real GPU (the PTX for its virtual architecture).
 static void requireRealArch(const Compiler &compiler, const CompileOptions &options) {
-  if (options.arch.rfind("sm_", 0) != 0)
+  if (!archNumber(options.arch, "sm_"))
     throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
                                    options.programName, options.arch),
                        "", compiler.nvrtcOptions(options));
+}
+
+// An arch this NVRTC does not build for is named with the ones it does, before NVRTC answers
+// NVRTC_ERROR_INVALID_OPTION without saying which option.
+static void requireSupportedArch(const Compiler::Nvrtc &api, const CompileOptions &options, int arch,
+                                 const std::vector<std::string> &optionStrings) {
+  if (api.supportedArchs.empty() ||
+      std::find(api.supportedArchs.begin(), api.supportedArchs.end(), arch) != api.supportedArchs.end())
+    return;
+  std::string names;
+  for (int supported : api.supportedArchs)
+    names += fmt::format("{}sm_{}", names.empty() ? "" : ", ", supported);
+  throw CompileError(fmt::format("NVRTC {}.{} cannot compile {} for {}: it builds for {}", api.major, api.minor,
+                                 options.programName, options.arch, names),
+                     "", optionStrings);
 }
 
 Cubin Compiler::compile(const std::string &source, const CompileOptions &options) const {
   requireRealArch(*this, options);
   const Nvrtc &api = nvrtc();
   std::vector<std::string> optionStrings = nvrtcOptions(options);
+  requireSupportedArch(api, options, *archNumber(options.arch, "sm_"), optionStrings);
   std::string log;
   Cubin cubin;
   runNvrtc(api, source, options, optionStrings, log, [&](NvrtcProgram program) {
@@ -370,14 +411,15 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
 
 std::string Compiler::compilePtx(const std::string &source, const CompileOptions &options) const {
   // A virtual architecture (compute_90a) as given; a real one's virtual one: PTX for compute_90a, not SASS for sm_90a.
-  const bool isVirtual = options.arch.rfind("compute_", 0) == 0 && options.arch.size() > 8;
-  if (!isVirtual)
+  const std::optional<int> virtualArch = archNumber(options.arch, "compute_");
+  if (!virtualArch)
     requireRealArch(*this, options);
   const Nvrtc &api = nvrtc();
   std::vector<std::string> optionStrings = nvrtcOptions(options);
-  optionStrings[0] = "--gpu-architecture=compute_" + options.arch.substr(isVirtual ? 8 : 3);
+  optionStrings[0] = "--gpu-architecture=compute_" + options.arch.substr(virtualArch ? 8 : 3);
   optionStrings.erase(std::remove(optionStrings.begin(), optionStrings.end(), "--ptxas-options=-v"),
                       optionStrings.end());
+  requireSupportedArch(api, options, virtualArch ? *virtualArch : *archNumber(options.arch, "sm_"), optionStrings);
   std::string log, ptx;
   runNvrtc(api, source, options, optionStrings, log, [&](NvrtcProgram program) {
     size_t size = 0;

@@ -78,6 +78,33 @@ TEST_CASE("a virtual or missing arch is rejected before NVRTC runs", "[compiler]
   CHECK_THROWS_AS(compiler.compile("", {""}), CompileError);
 }
 
+TEST_CASE("a malformed arch is rejected before NVRTC runs", "[compiler]") {
+  Compiler compiler;
+  for (const char *arch : {"sm_", "sm_9", "sm_90ab", "sm_x90", "sm_90 "})
+    CHECK_THROWS_WITH(compiler.compile("", {arch}), Catch::Contains("arch must name a real GPU such as sm_90a"));
+  CHECK_THROWS_WITH(compiler.compilePtx("", {"compute_9a"}), Catch::Contains("arch must name a real GPU"));
+}
+
+// NVRTC itself answers only NVRTC_ERROR_INVALID_OPTION for these (tilec --arch=sm_12, before this check).
+TEST_CASE("an arch NVRTC does not build for is named with the ones it does", "[compiler]") {
+  Compiler compiler;
+  const std::string source = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n";
+  for (const char *arch : {"sm_12", "sm_999"}) {
+    INFO(arch);
+    try {
+      compiler.compile(source, {arch});
+      FAIL("compiling for an arch NVRTC does not support did not throw");
+    } catch (const CompileError &error) {
+      std::string message = error.what();
+      CHECK(message.find(std::string("cannot compile tilec_kernel.cu for ") + arch + ": it builds for ") !=
+            std::string::npos);
+      CHECK(message.find("sm_90") != std::string::npos);
+    }
+  }
+  CHECK_THROWS_WITH(compiler.compilePtx(source, {"compute_12"}), Catch::Contains("it builds for "));
+  CHECK_THROWS_WITH(compiler.compilePtx(source, {"sm_12"}), Catch::Contains("it builds for "));
+}
+
 TEST_CASE("PTX comes for a real arch's virtual one or for a virtual arch itself", "[compiler]") {
   Compiler compiler;
   const std::string source = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n";
