@@ -22,6 +22,20 @@ void tilec::frontend::loadFrontendDialects(MLIRContext &context) {
                       scf::SCFDialect, func::FuncDialect>();
 }
 
+std::optional<GpuTarget> tilec::frontend::parseGpuTarget(llvm::StringRef arch) {
+  if (!arch.consume_front("sm_"))
+    return std::nullopt;
+  llvm::StringRef digits = arch.take_while([](char c) { return c >= '0' && c <= '9'; });
+  llvm::StringRef suffix = arch.drop_front(digits.size());
+  if (digits.size() < 2 || digits.size() > 3 || suffix.size() > 1 ||
+      (suffix.size() == 1 && !(suffix[0] >= 'a' && suffix[0] <= 'z')))
+    return std::nullopt;
+  GpuTarget target;
+  digits.getAsInteger(10, target.sm);
+  target.wgmma = target.sm == 90 && suffix == "a";
+  return target;
+}
+
 OwningOpRef<ModuleOp>
 tilec::frontend::generateMLIR(MLIRContext &context, const Program &program,
                               Diagnostics &diag, const GenOptions &options,

@@ -189,6 +189,11 @@ Val MLIRGen::name(const NameExpr &e) {
     return Val::constFloat(3.141592653589793);
   if (e.name == "inf")
     return Val::constFloat(std::numeric_limits<double>::infinity());
+  // The compile target (tilec --arch), for target-dependent defaults.
+  if (e.name == "SM")
+    return Val::constInt(options.target.sm);
+  if (e.name == "WGMMA")
+    return Val::constBool(options.target.wgmma);
   error(e.getRange(), "use of undeclared name '" + e.name + "'");
   return Val::poison();
 }

@@ -2,6 +2,7 @@
 #include "tilec/Driver/Driver.h"
 #include "tilec/Target/CUDA/CudaEmitter.h"
 #include "tilec/Target/Plan/EntryToPlan.h"
+#include "tilec/runtime/Runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -16,7 +17,25 @@ GpuProgram compileForGpu(const std::string &source, const std::string &bufferNam
   llvm::raw_string_ostream diag(program.diagnostics);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  // The target decides the source's SM and WGMMA (target-dependent defaults): the host must build the CUDA for it.
+  program.arch = options.arch;
+  if (program.arch.empty()) {
+    std::string error;
+    program.arch = runtime::defaultTargetArch(error);
+    if (!error.empty()) {
+      diag << "error: " << error << "\n";
+      return program;
+    }
+    if (program.arch.empty())
+      program.arch = "sm_90a";
+  }
+  std::optional<frontend::GpuTarget> target = frontend::parseGpuTarget(program.arch);
+  if (!target) {
+    diag << "error: arch must name a real GPU such as sm_90a, got '" << program.arch << "'\n";
+    return program;
+  }
   CompileOptions compile;
+  compile.gen.target = *target;
   compile.gen.kernel = options.kernel;
   for (const auto &[name, value] : options.defines)
     compile.gen.defines[name] = value;

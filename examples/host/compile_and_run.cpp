@@ -33,7 +33,6 @@ int main(int argc, char **argv) {
   std::stringstream source;
   source << file.rdbuf();
   tilec::GpuCompileOptions options;
-  std::string arch;
   int next = 2;
   for (; next + 1 < argc && argv[next][0] == '-'; next += 2) {
     std::string flag = argv[next], value = argv[next + 1];
@@ -42,7 +41,7 @@ int main(int argc, char **argv) {
     else if (flag == "--atomics")
       options.atomics = value;
     else if (flag == "--arch")
-      arch = value;
+      options.arch = value;
     else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;
@@ -53,15 +52,11 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s", program.diagnostics.c_str());
     return 1;
   }
+  // The program was compiled for one target (--arch, else TILEC_CUDA_ARCH, the device's or sm_90a: its SM and
+  // WGMMA picked the tile sizes); the CUBIN is built for the same.
+  const std::string &arch = program.arch;
   try {
     rt::Runtime runtime;
-    if (arch.empty()) {
-      try {
-        arch = runtime.deviceArch();
-      } catch (const rt::NoDriverError &) {
-        arch = "sm_90a"; // no GPU: compile only
-      }
-    }
     rt::CompileResult compiled = runtime.compile(program.cuda, {arch, {}, "compile_and_run.cu"});
     std::printf("%s: %zu entries, CUBIN for %s (%s)\n", argv[1], program.entries.size(), arch.c_str(),
                 compiled.source == rt::CacheSource::Compiled ? "compiled" : "from the cache");

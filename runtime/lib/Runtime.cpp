@@ -35,19 +35,34 @@ std::string Runtime::deviceArch() {
   return driver.deviceArch(driver.currentDevice());
 }
 
-CompileResult Runtime::compile(const std::string &source, CompileOptions options) {
+std::string Runtime::targetArch() {
   // TILEC_CUDA_ARCH overrides the device's arch: sm_90 (no "a") on a Hopper GPU builds the kernels without wgmma, so
   // the mma.sync branch of the emitted code can be run and checked there.
-  if (const char *forced = std::getenv("TILEC_CUDA_ARCH"); options.arch.empty() && forced && *forced) {
-    options.arch = forced;
-    if (options.arch.rfind("sm_", 0) != 0)
-      throw CompileError(fmt::format("TILEC_CUDA_ARCH must name a real GPU such as sm_90 or sm_90a, got '{}'",
-                                     options.arch),
+  if (const char *forced = std::getenv("TILEC_CUDA_ARCH"); forced && *forced) {
+    std::string arch = forced;
+    if (arch.rfind("sm_", 0) != 0)
+      throw CompileError(fmt::format("TILEC_CUDA_ARCH must name a real GPU such as sm_90 or sm_90a, got '{}'", arch),
                          "", {});
+    return arch;
   }
+  return deviceArch();
+}
+
+std::string defaultTargetArch(std::string &error) noexcept {
+  try {
+    Runtime runtime;
+    return runtime.targetArch();
+  } catch (const CompileError &e) {
+    error = e.what();
+  } catch (const std::exception &) { // no driver or no device
+  }
+  return "";
+}
+
+CompileResult Runtime::compile(const std::string &source, CompileOptions options) {
   if (options.arch.empty()) {
     try {
-      options.arch = deviceArch();
+      options.arch = targetArch();
     } catch (const NoDriverError &error) {
       throw NoDriverError(fmt::format("{}; to compile without a GPU, give CompileOptions::arch (e.g. sm_90a)",
                                       error.what()));

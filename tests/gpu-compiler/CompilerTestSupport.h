@@ -74,15 +74,18 @@ struct CompiledKernel {
   std::shared_ptr<runtime::Module> module;
 };
 
-// .tile -> CUDA + plans -> CUBIN for `arch` -> Module. Fails the test with the compiler's or NVRTC's message.
+// .tile -> CUDA + plans -> CUBIN for `arch` -> Module. Fails the test with the compiler's or NVRTC's message. The
+// source is compiled for `arch` too (its SM and WGMMA), unless `options` names a target; "" for both: the runtime's.
 inline CompiledKernel compileKernel(runtime::Runtime &rt, const std::string &relative,
-                                    const GpuCompileOptions &options, const std::string &arch) {
+                                    GpuCompileOptions options, const std::string &arch) {
   CompiledKernel k;
+  if (options.arch.empty())
+    options.arch = arch;
   k.program = compileForGpu(readKernel(relative), relative, options);
   INFO(k.program.diagnostics);
   REQUIRE(k.program.ok);
   try {
-    k.compiled = rt.compile(k.program.cuda, {arch, {}});
+    k.compiled = rt.compile(k.program.cuda, {k.program.arch, {}});
   } catch (const std::exception &error) {
     FAIL("NVRTC: " << error.what());
   }

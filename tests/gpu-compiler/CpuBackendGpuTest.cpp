@@ -132,7 +132,7 @@ TEST_CASE("GPU matches the CPU backend on the same inputs: every kernel in kerne
   Runtime runtime(uncachedOptions());
   int compared = 0;
   for (const Case &c : readCases(refs + "/cases.txt")) {
-    CompiledKernel k = compileKernel(runtime, c.file, c.compile, runtime.deviceArch());
+    CompiledKernel k = compileKernel(runtime, c.file, c.compile, runtime.targetArch());
     const Entry &entry = k.module->entry(c.kernel);
     const std::vector<ParamSpec> &params = entry.signature().params();
     std::vector<HostTensor> inputs = makeHostArguments(entry.signature(), c.request);

@@ -38,7 +38,7 @@ CompiledKernel compileOn(Runtime &runtime, const std::string &file, const std::s
   GpuCompileOptions o;
   o.kernel = kernel;
   o.atomics = atomics;
-  return compileKernel(runtime, file, o, runtime.deviceArch());
+  return compileKernel(runtime, file, o, runtime.targetArch());
 }
 
 void sync(Driver &driver) { driver.check(driver.api().cuCtxSynchronize(), "cuCtxSynchronize"); }

@@ -29,7 +29,7 @@ std::vector<double> toDouble(const std::vector<float> &v) { return {v.begin(), v
 AttentionRun runAttention(Runtime &runtime, Driver &driver, const AttentionShape &s, const std::string &atomics,
                           const std::vector<std::uint16_t> &q, const std::vector<std::uint16_t> &k,
                           const std::vector<std::uint16_t> &v, const std::vector<std::uint16_t> &dO) {
-  std::string arch = runtime.deviceArch();
+  std::string arch = runtime.targetArch();
   GpuCompileOptions options;
   options.defines = {{"dim", std::to_string(s.dim)},
                      {"groups", std::to_string(s.groups)},

@@ -56,7 +56,7 @@ std::shared_ptr<Module> build(Runtime &rt, const std::string &dir, const std::st
   GpuProgram p = compileForGpu(readFile(dir + "/" + file), file, o);
   if (!p.ok)
     throw Error(p.diagnostics);
-  auto compiled = rt.compile(cudaOverride.empty() ? p.cuda : readFile(cudaOverride));
+  auto compiled = rt.compile(cudaOverride.empty() ? p.cuda : readFile(cudaOverride), {p.arch});
   for (const PtxasFunctionInfo &f : compiled.cubin->ptxasInfo()) // empty when CUDA's compute cache answered
     std::fprintf(stderr, "# %s %s: %d registers, %d bytes spilled\n", file.c_str(), f.function.c_str(),
                  f.registers, f.spillStoreBytes);

@@ -46,13 +46,6 @@ NvrtcOutput buildModuleFile(const std::string &cuda, const std::string &arch,
   return out;
 }
 
-std::string currentDeviceArch() {
-  try {
-    runtime::Runtime rt;
-    return rt.deviceArch();
-  } catch (const std::exception &) {
-    return "";
-  }
-}
+std::string currentDeviceArch(std::string &error) { return runtime::defaultTargetArch(error); }
 
 } // namespace tilec::cli

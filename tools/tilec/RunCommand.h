@@ -22,7 +22,7 @@ struct RunCommandOptions {
   std::string referenceDir;
   /// --check's and --reference's relative-norm tolerance for floats (unset: by dtype; 0: exact).
   std::optional<double> tolerance;
-  std::string arch; // for the GPU; empty: the device's
+  std::string arch; // SM and WGMMA of the source, and NVRTC's target; empty: TILEC_CUDA_ARCH, the device's, sm_90a
   std::vector<std::string> defines, inputs, dims, zeros;
   uint64_t seed = 0;
   bool shuffle = false;

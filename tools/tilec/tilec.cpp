@@ -64,7 +64,8 @@ cl::opt<Emit> emit(
                           "entry's signature and plan (what `tilec compile` writes)")),
     cl::cat(category));
 cl::opt<std::string> arch(
-    "arch", cl::desc("GPU architecture for --emit=ptx|cubin (default: the current device's, else sm_90a)"),
+    "arch", cl::desc("GPU architecture to compile for: the source's SM and WGMMA, and NVRTC's target for "
+                     "--emit=ptx|cubin|module (default: TILEC_CUDA_ARCH, else the current device's, else sm_90a)"),
     cl::value_desc("sm_XX"), cl::init(""), cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
@@ -105,7 +106,8 @@ cl::opt<double> runTolerance("tolerance", cl::sub(runSub), cl::init(0.0),
                              cl::desc("--check's and --reference's tolerance for floats (default by dtype: bf16 2e-2, f16 5e-3, "
                                       "f32/f64 1e-3; integers exact; 0: exact)"));
 cl::opt<std::string> runArch("arch", cl::sub(runSub), cl::value_desc("sm_XX"),
-                             cl::desc("GPU architecture to compile for (default: the device's)"));
+                             cl::desc("GPU architecture to compile for, on both targets (the source's SM and WGMMA; "
+                                      "default: TILEC_CUDA_ARCH, else the device's, else sm_90a)"));
 cl::list<std::string> runDefines("D", cl::Prefix, cl::sub(runSub),
                                  cl::desc("Override a compile-time constant"),
                                  cl::value_desc("name=value"));
@@ -204,10 +206,26 @@ int main(int argc, char **argv) {
                 atomics);
   if (maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(maxSplit));
-  if (arch.getNumOccurrences() && emit != Emit::Ptx && emit != Emit::Cubin && emit != Emit::Module)
-    return fail("--arch applies to --emit=ptx, --emit=cubin and --emit=module only");
-  if (arch.getNumOccurrences() && !StringRef(arch).starts_with("sm_"))
+  // The target is what the source's SM and WGMMA are (target-dependent defaults) and what NVRTC builds for.
+  if (arch.getNumOccurrences() && emit == Emit::AST)
+    return fail("--arch does not apply to --emit=ast: the tree is what was written, before any constant is evaluated");
+  if (arch.getNumOccurrences() && !tilec::frontend::parseGpuTarget(arch))
     return fail("--arch expects a real GPU architecture such as sm_90a, got '" + arch + "'");
+  std::string target = arch;
+  if (target.empty() && emit != Emit::AST) {
+    std::string archError;
+    target = tilec::cli::currentDeviceArch(archError);
+    if (!archError.empty())
+      return fail(archError);
+    if (target.empty())
+      target = "sm_90a";
+  }
+  if (emit != Emit::AST) {
+    auto gpuTarget = tilec::frontend::parseGpuTarget(target);
+    if (!gpuTarget)
+      return fail("the device's architecture '" + target + "' is not one tilec knows how to name (sm_XY)");
+    options.gen.target = *gpuTarget;
+  }
   if (emit == Emit::Legalized || emit == Emit::Plan || emit == Emit::Lowered || emit == Emit::Cuda ||
       emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {
     options.lowerForGpu = emit == Emit::Lowered || emit == Emit::Cuda || emit == Emit::Plan ||
@@ -281,11 +299,6 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream cudaOS(cuda);
     if (failed(tilec::emitCuda(*module, cudaOS)))
       return 1;
-    std::string target = arch;
-    if (target.empty())
-      target = tilec::cli::currentDeviceArch();
-    if (target.empty())
-      target = "sm_90a";
     tilec::cli::NvrtcOutput built;
     if (emit == Emit::Module) {
       auto entries = tilec::lowerEntries(*module);

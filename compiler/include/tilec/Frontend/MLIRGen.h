@@ -13,9 +13,23 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace tilec::frontend {
+
+/// The GPU a kernel is compiled for, as the source sees it: the builtin constants `SM` and `WGMMA` (language.md
+/// §6.6), so that defaults such as tile sizes can depend on the target. The IR is otherwise target-independent.
+struct GpuTarget {
+  /// Compute capability as major * 10 + minor: 90 for sm_90a and sm_90, 80 for sm_80, 120 for sm_120.
+  int64_t sm = 90;
+  /// Whether the target has Hopper's warpgroup MMA, which the GPU lowering uses for gemms: sm_90a only.
+  bool wgmma = true;
+};
+
+/// The target of a real architecture name: `sm_` followed by two or three digits and at most one letter
+/// (sm_90a, sm_80, sm_100f); nullopt for anything else.
+std::optional<GpuTarget> parseGpuTarget(llvm::StringRef arch);
 
 struct GenOptions {
   /// -D name=value overrides of compile-time constants, with the text of the
@@ -23,6 +37,8 @@ struct GenOptions {
   std::map<std::string, std::string> defines;
   /// Only generate this kernel (all when empty).
   std::string kernel;
+  /// What `SM` and `WGMMA` are (default: sm_90a).
+  GpuTarget target;
 };
 
 /// Returns null when any error was reported.

@@ -21,11 +21,15 @@ struct GpuCompileOptions {
   std::string atomics = "fp32";                // fp32 | split | native
   bool deterministic = false;
   int64_t maxSplit = 8;
+  // The GPU the kernels are for: the source's SM and WGMMA (target-dependent defaults such as tile sizes). Empty:
+  // TILEC_CUDA_ARCH, else the current device's, else sm_90a; GpuProgram::arch says which.
+  std::string arch;
 };
 
 struct GpuProgram {
   bool ok = false;
   std::string diagnostics; // compiler errors as file:line:col text when !ok (remarks are not included)
+  std::string arch;        // the target the source was compiled for: build `cuda` for exactly this arch
   std::string cuda;        // one translation unit: every kernel of every entry
   std::vector<runtime::EntrySpec> entries; // each launch refers to CUBIN 0, compiled from `cuda`
 };

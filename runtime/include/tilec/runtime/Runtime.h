@@ -56,6 +56,9 @@ public:
   Driver &driver();
   // The current device's arch, e.g. "sm_90a".
   std::string deviceArch();
+  // The arch compile() builds for when CompileOptions::arch is empty: TILEC_CUDA_ARCH if set (CompileError unless it
+  // names a real GPU), else deviceArch() (NoDriverError without a driver).
+  std::string targetArch();
 
   Compiler &compiler() { return compiler_; }
   KernelCache &cache() { return cache_; }
@@ -68,5 +71,9 @@ private:
   std::mutex driverMutex_;
   std::shared_ptr<Driver> driver_;
 };
+
+// Runtime::targetArch() for code built without exceptions (the compiler library): "" when there is no driver or no
+// device; "" with `error` set when TILEC_CUDA_ARCH is malformed.
+std::string defaultTargetArch(std::string &error) noexcept;
 
 } // namespace tilec::runtime
