@@ -265,3 +265,22 @@ def test_normalized_product():
     tilec.compile(KERNELS / "examples" / "reductions.tile", kernel="normalized_product").normalized_product(x, w, y)
     ref = (round_to_bf16(x).astype(np.float64) @ w) / (np.abs(x.astype(np.float64).sum(axis=1, keepdims=True)) + 1)
     assert rel_err(y, ref) < 1e-4
+
+
+@pytest.mark.parametrize("arch, sm, wgmma", [("sm_90a", 90, 1), ("sm_90", 90, 0), ("sm_80", 80, 0)])
+def test_arch_sets_the_target_constants(arch, sm, wgmma):
+    # SM and WGMMA pick target-dependent defaults (language.md 6.6); the CPU backend runs the kernel of that target.
+    source = ("kernel target<n: int = SM, w: bool = WGMMA, block: int = (WGMMA ? 64 : 32)>(X: f32[rows])\n"
+              "  grid(cdiv(rows, block)) threads(32) as (b):\n"
+              "    t = fragment<f32>[block]\n"
+              "    fill(t, float(n * 10 + (w ? 1 : 0)) + float(block) / 1000.0)\n"
+              "    copy(t, X[b * block :+ block])\n")
+    x = np.random.default_rng(7).standard_normal(100).astype(np.float32)
+    tilec.compile(source, arch=arch).target(x)
+    block = 64 if wgmma else 32
+    assert np.all(x == np.float32(sm * 10 + wgmma + block / 1000.0)), x[:4]
+
+
+def test_a_malformed_arch_is_a_compile_error():
+    with pytest.raises(tilec.CompileError, match="--arch expects a real GPU architecture such as sm_90a, got 'sm_9'"):
+        tilec.compile(KERNELS / "examples" / "softmax.tile", arch="sm_9")

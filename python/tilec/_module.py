@@ -145,10 +145,11 @@ _PARAM = re.compile(r"^param (\S+) (\S+) \[(.*)\]")
 
 
 def compile(source, *, kernel: str | None = None, atomics: str = "fp32", deterministic: bool = False,
-            max_split: int | None = None, **constants) -> Module:
+            max_split: int | None = None, arch: str | None = None, **constants) -> Module:
     """Compiles `source` (a path to a .tile file, or .tile source text) with compile-time `constants`
-    (`groups=4, causal=True`) and the atomics strategy. Raises CompileError with the compiler's file:line:col
-    diagnostics."""
+    (`groups=4, causal=True`) and the atomics strategy. `arch` ("sm_90a", "sm_80") is the GPU it is compiled for,
+    which the source reads as `SM` and `WGMMA` (default: TILEC_CUDA_ARCH, else the current GPU's, else sm_90a); the
+    CPU backend runs the same kernel. Raises CompileError with the compiler's file:line:col diagnostics."""
     workdir = tempfile.TemporaryDirectory(prefix="tilec-")
     text_source = isinstance(source, str) and "\n" in source
     if text_source:
@@ -167,6 +168,8 @@ def compile(source, *, kernel: str | None = None, atomics: str = "fp32", determi
         args.append(f"--atomics={atomics}")
     if max_split is not None:
         args.append(f"--max-split={max_split}")
+    if arch is not None:
+        args.append(f"--arch={arch}")
     only = [f"--kernel={kernel}"] if kernel else []
     result = subprocess.run([find_tilec(), path, *args, *only, "--emit=plan"], capture_output=True, text=True)
     if result.returncode != 0:
