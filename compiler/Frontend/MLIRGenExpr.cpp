@@ -190,12 +190,32 @@ Val MLIRGen::name(const NameExpr &e) {
   if (e.name == "inf")
     return Val::constFloat(std::numeric_limits<double>::infinity());
   // The compile target (tilec --arch), for target-dependent defaults.
-  if (e.name == "SM")
-    return Val::constInt(options.target.sm);
-  if (e.name == "WGMMA")
-    return Val::constBool(options.target.wgmma);
+  if (e.name == "SM" || e.name == "WGMMA") {
+    std::optional<GpuTarget> t = target(e.getRange());
+    if (!t)
+      return Val::poison();
+    return e.name == "SM" ? Val::constInt(t->sm) : Val::constBool(t->wgmma);
+  }
   error(e.getRange(), "use of undeclared name '" + e.name + "'");
   return Val::poison();
+}
+
+std::optional<GpuTarget> MLIRGen::target(llvm::SMRange at) {
+  if (resolvedTarget)
+    return resolvedTarget;
+  if (!options.resolveTarget) {
+    resolvedTarget = options.target;
+    return resolvedTarget;
+  }
+  if (targetFailed)
+    return std::nullopt;
+  std::string why;
+  resolvedTarget = options.resolveTarget(why);
+  if (!resolvedTarget) {
+    targetFailed = true;
+    error(at, "cannot tell the GPU this is compiled for: " + why);
+  }
+  return resolvedTarget;
 }
 
 Val MLIRGen::unary(const UnaryExpr &e) {

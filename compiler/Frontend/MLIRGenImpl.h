@@ -137,6 +137,8 @@ public:
 
   mlir::Location loc(llvm::SMLoc at);
   mlir::Type dtype(llvm::StringRef name, llvm::SMRange at);
+  /// The compile target for `SM` / `WGMMA` at `at`; reports there (once) and returns nullopt when it cannot be told.
+  std::optional<GpuTarget> target(llvm::SMRange at);
   void error(llvm::SMRange at, const llvm::Twine &message) {
     diag.error(at, message);
   }
@@ -150,6 +152,9 @@ public:
   mlir::OpBuilder builder;
   Diagnostics &diag;
   const GenOptions &options;
+  /// `SM` and `WGMMA`: options.target, or options.resolveTarget's answer once asked (target()).
+  std::optional<GpuTarget> resolvedTarget;
+  bool targetFailed = false;
   llvm::StringRef filename;
   mlir::ModuleOp module;
   // A deque, not a vector: pushing a scope must not move the others, since callers hold `const Binding *` from

@@ -53,7 +53,8 @@ std::string defaultTargetArch(std::string &error) noexcept {
     Runtime runtime;
     return runtime.targetArch();
   } catch (const CompileError &e) {
-    error = e.what();
+    std::string message = e.what(); // its first line: the options and log it lists are empty here
+    error = message.substr(0, message.find('\n'));
   } catch (const std::exception &) { // no driver or no device
   }
   return "";

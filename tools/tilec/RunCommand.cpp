@@ -4,7 +4,7 @@
 //
 // Compiled with exceptions (tilec is not): runtime errors are caught here and become messages.
 #include "RunCommand.h"
-#include "NvrtcBridge.h"
+#include "TargetArch.h"
 
 #include "tilec/Driver/Driver.h"
 #include "tilec/Target/CUDA/CudaEmitter.h"
@@ -81,21 +81,10 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   if (opts.shuffle && !onCpu)
     return fail("--shuffle-blocks applies to the CPU backend (--target cpu or --check)");
   // One target for both backends, so that --check compares the same kernel (SM and WGMMA pick its defaults), and
-  // --target cpu runs what --target cuda would on this machine.
+  // --target cpu runs what --target cuda would on this machine. Found when first asked (it may load the driver).
   if (!opts.arch.empty() && !frontend::parseGpuTarget(opts.arch))
     return fail("--arch expects a real GPU architecture such as sm_90a, got '" + opts.arch + "'");
-  std::string arch = opts.arch;
-  if (arch.empty()) {
-    std::string archError;
-    arch = cli::currentDeviceArch(archError);
-    if (!archError.empty())
-      return fail(archError);
-    if (arch.empty())
-      arch = "sm_90a";
-  }
-  std::optional<frontend::GpuTarget> gpuTarget = frontend::parseGpuTarget(arch);
-  if (!gpuTarget)
-    return fail("the device's architecture '" + arch + "' is not one tilec knows how to name (sm_XY)");
+  cli::TargetArch target(opts.arch);
   if (opts.tolerance && !opts.check && opts.referenceDir.empty())
     return fail("--tolerance applies to --check and --reference");
   if (opts.check && !opts.referenceDir.empty())
@@ -138,7 +127,7 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     CompileOptions compile;
     compile.gen.defines = defines;
     compile.gen.kernel = opts.kernel;
-    compile.gen.target = *gpuTarget;
+    compile.gen.resolveTarget = [&target](std::string &error) { return target.gpuTarget(error); };
     compile.atomics = strategy;
     compile.deterministic = opts.deterministic;
     compile.maxSplit = opts.maxSplit;
@@ -229,7 +218,10 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     try {
       rt::Runtime runtime;
       rt::CompileOptions nvrtc;
-      nvrtc.arch = arch;
+      std::string archError;
+      nvrtc.arch = target.arch(archError);
+      if (!archError.empty())
+        return fail(archError);
       auto start = std::chrono::steady_clock::now();
       rt::CompileResult compiled = runtime.compile(cuda, nvrtc);
       double compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -5,6 +5,7 @@
 #include "tilec/Driver/Driver.h"
 #include "tilec/Target/CUDA/CudaEmitter.h"
 #include "NvrtcBridge.h"
+#include "TargetArch.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/Target/Plan/EntryToPlan.h"
 #include "tilec/runtime/PlanText.h"
@@ -206,26 +207,14 @@ int main(int argc, char **argv) {
                 atomics);
   if (maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(maxSplit));
-  // The target is what the source's SM and WGMMA are (target-dependent defaults) and what NVRTC builds for.
+  // The target is what the source's SM and WGMMA are (target-dependent defaults) and what NVRTC builds for. Without
+  // --arch it is found (TILEC_CUDA_ARCH, else the GPU's, which loads the driver) only when something asks.
   if (arch.getNumOccurrences() && emit == Emit::AST)
     return fail("--arch does not apply to --emit=ast: the tree is what was written, before any constant is evaluated");
   if (arch.getNumOccurrences() && !tilec::frontend::parseGpuTarget(arch))
     return fail("--arch expects a real GPU architecture such as sm_90a, got '" + arch + "'");
-  std::string target = arch;
-  if (target.empty() && emit != Emit::AST) {
-    std::string archError;
-    target = tilec::cli::currentDeviceArch(archError);
-    if (!archError.empty())
-      return fail(archError);
-    if (target.empty())
-      target = "sm_90a";
-  }
-  if (emit != Emit::AST) {
-    auto gpuTarget = tilec::frontend::parseGpuTarget(target);
-    if (!gpuTarget)
-      return fail("the device's architecture '" + target + "' is not one tilec knows how to name (sm_XY)");
-    options.gen.target = *gpuTarget;
-  }
+  tilec::cli::TargetArch target(arch);
+  options.gen.resolveTarget = [&target](std::string &error) { return target.gpuTarget(error); };
   if (emit == Emit::Legalized || emit == Emit::Plan || emit == Emit::Lowered || emit == Emit::Cuda ||
       emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {
     options.lowerForGpu = emit == Emit::Lowered || emit == Emit::Cuda || emit == Emit::Plan ||
@@ -299,14 +288,18 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream cudaOS(cuda);
     if (failed(tilec::emitCuda(*module, cudaOS)))
       return 1;
+    std::string archError;
+    const std::string &nvrtcArch = target.arch(archError);
+    if (!archError.empty())
+      return fail(archError);
     tilec::cli::NvrtcOutput built;
     if (emit == Emit::Module) {
       auto entries = tilec::lowerEntries(*module);
       if (!entries)
         return fail(toString(entries.takeError()));
-      built = tilec::cli::buildModuleFile(cuda, target, std::move(*entries));
+      built = tilec::cli::buildModuleFile(cuda, nvrtcArch, std::move(*entries));
     } else {
-      built = tilec::cli::compileWithNvrtc(cuda, target, emit == Emit::Ptx);
+      built = tilec::cli::compileWithNvrtc(cuda, nvrtcArch, emit == Emit::Ptx);
     }
     if (!built.ok)
       return fail(built.error);

@@ -12,6 +12,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ struct GenOptions {
   std::string kernel;
   /// What `SM` and `WGMMA` are (default: sm_90a).
   GpuTarget target;
+  /// When set, called instead of reading `target`, once, and only if the source reads `SM` or `WGMMA`: finding the
+  /// current GPU loads the CUDA driver, which a source that does not ask should not pay for. Returns nullopt with
+  /// `error` set when the target cannot be told (reported at the name that asked).
+  std::function<std::optional<GpuTarget>(std::string &error)> resolveTarget;
 };
 
 /// Returns null when any error was reported.

@@ -1,0 +1,48 @@
+// The GPU tilec compiles for: what the source's SM and WGMMA are (language.md 6.6) and NVRTC's target.
+#pragma once
+
+#include "NvrtcBridge.h"
+#include "tilec/Frontend/MLIRGen.h"
+
+#include <optional>
+#include <string>
+
+namespace tilec::cli {
+
+/// The arch given (--arch), else TILEC_CUDA_ARCH, else the current GPU's ("sm_90a" on an H200), else sm_90a. Found
+/// on first use and kept: finding the GPU loads the CUDA driver, which a compile that never asks (IR of a source
+/// that does not read SM or WGMMA) should not pay for.
+class TargetArch {
+public:
+  explicit TargetArch(std::string given) : arch_(std::move(given)), resolved_(!arch_.empty()) {}
+
+  /// The arch, or "" with `error` set (a malformed TILEC_CUDA_ARCH).
+  const std::string &arch(std::string &error) {
+    if (!resolved_) {
+      resolved_ = true;
+      arch_ = currentDeviceArch(error_);
+      if (arch_.empty() && error_.empty())
+        arch_ = "sm_90a";
+    }
+    error = error_;
+    return arch_;
+  }
+
+  /// What SM and WGMMA are; nullopt with `error` set.
+  std::optional<frontend::GpuTarget> gpuTarget(std::string &error) {
+    const std::string &name = arch(error);
+    if (!error.empty())
+      return std::nullopt;
+    std::optional<frontend::GpuTarget> target = frontend::parseGpuTarget(name);
+    if (!target)
+      error = "the device's architecture '" + name + "' is not one tilec knows how to name (sm_XY)";
+    return target;
+  }
+
+private:
+  std::string arch_;
+  std::string error_;
+  bool resolved_;
+};
+
+} // namespace tilec::cli
