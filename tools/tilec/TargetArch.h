@@ -35,7 +35,7 @@ public:
       return std::nullopt;
     std::optional<frontend::GpuTarget> target = frontend::parseGpuTarget(name);
     if (!target)
-      error = "the device's architecture '" + name + "' is not one tilec knows how to name (sm_XY)";
+      error = "the target architecture '" + name + "' (TILEC_CUDA_ARCH or the device's) is not a real GPU such as sm_90a";
     return target;
   }
 
