@@ -3,6 +3,8 @@
 // MLIRGenTileOps.cpp, expressions in MLIRGenExpr.cpp.
 #include "MLIRGenImpl.h"
 
+#include "tilec/runtime/Arch.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,16 +25,12 @@ void tilec::frontend::loadFrontendDialects(MLIRContext &context) {
 }
 
 std::optional<GpuTarget> tilec::frontend::parseGpuTarget(llvm::StringRef arch) {
-  if (!arch.consume_front("sm_"))
-    return std::nullopt;
-  llvm::StringRef digits = arch.take_while([](char c) { return c >= '0' && c <= '9'; });
-  llvm::StringRef suffix = arch.drop_front(digits.size());
-  if (digits.size() < 2 || digits.size() > 3 || suffix.size() > 1 ||
-      (suffix.size() == 1 && !(suffix[0] >= 'a' && suffix[0] <= 'z')))
+  std::optional<runtime::ArchName> name = runtime::parseArch(arch, "sm_");
+  if (!name)
     return std::nullopt;
   GpuTarget target;
-  digits.getAsInteger(10, target.sm);
-  target.wgmma = target.sm == 90 && suffix == "a";
+  target.sm = name->number;
+  target.wgmma = name->number == 90 && name->suffix == 'a';
   return target;
 }
 

@@ -26,8 +26,6 @@ GpuProgram compileForGpu(const std::string &source, const std::string &bufferNam
       diag << "error: " << error << "\n";
       return program;
     }
-    if (program.arch.empty())
-      program.arch = "sm_90a";
   }
   std::optional<frontend::GpuTarget> target = frontend::parseGpuTarget(program.arch);
   if (!target) {

@@ -1,4 +1,5 @@
 #include "tilec/runtime/Compiler.h"
+#include "tilec/runtime/Arch.h"
 
 #include "DynamicLibrary.h"
 #include "EmbeddedHeaders.h"
@@ -345,25 +346,15 @@ static void runNvrtc(const Compiler::Nvrtc &api, const std::string &source, cons
   fetch(program);
 }
 
-// The number of an architecture name: 90 for sm_90a, compute_90 or sm_90f; nullopt unless `prefix` is followed by
-// two or three digits and at most one letter.
-static std::optional<int> archNumber(const std::string &arch, std::string_view prefix) {
-  static const std::regex form(R"(([0-9]{2,3})[a-z]?)");
-  std::smatch match;
-  if (arch.rfind(prefix, 0) != 0)
-    return std::nullopt;
-  const std::string rest = arch.substr(prefix.size());
-  if (!std::regex_match(rest, match, form))
-    return std::nullopt;
-  return std::stoi(match[1].str());
-}
-
 // Both outputs are made for a real GPU (the PTX for its virtual architecture).
-static void requireRealArch(const Compiler &compiler, const CompileOptions &options) {
-  if (!archNumber(options.arch, "sm_"))
+// Returns its number (90 for sm_90a).
+static int requireRealArch(const Compiler &compiler, const CompileOptions &options) {
+  std::optional<ArchName> name = parseArch(options.arch, "sm_");
+  if (!name)
     throw CompileError(fmt::format("cannot compile {}: arch must name a real GPU such as sm_90a, got '{}'",
                                    options.programName, options.arch),
                        "", compiler.nvrtcOptions(options));
+  return name->number;
 }
 
 // An arch this NVRTC does not build for is named with the ones it does, before NVRTC answers
@@ -382,10 +373,10 @@ static void requireSupportedArch(const Compiler::Nvrtc &api, const CompileOption
 }
 
 Cubin Compiler::compile(const std::string &source, const CompileOptions &options) const {
-  requireRealArch(*this, options);
+  const int arch = requireRealArch(*this, options);
   const Nvrtc &api = nvrtc();
   std::vector<std::string> optionStrings = nvrtcOptions(options);
-  requireSupportedArch(api, options, *archNumber(options.arch, "sm_"), optionStrings);
+  requireSupportedArch(api, options, arch, optionStrings);
   std::string log;
   Cubin cubin;
   runNvrtc(api, source, options, optionStrings, log, [&](NvrtcProgram program) {
@@ -411,15 +402,14 @@ Cubin Compiler::compile(const std::string &source, const CompileOptions &options
 
 std::string Compiler::compilePtx(const std::string &source, const CompileOptions &options) const {
   // A virtual architecture (compute_90a) as given; a real one's virtual one: PTX for compute_90a, not SASS for sm_90a.
-  const std::optional<int> virtualArch = archNumber(options.arch, "compute_");
-  if (!virtualArch)
-    requireRealArch(*this, options);
+  const std::optional<ArchName> virtualArch = parseArch(options.arch, "compute_");
+  const int arch = virtualArch ? virtualArch->number : requireRealArch(*this, options);
   const Nvrtc &api = nvrtc();
   std::vector<std::string> optionStrings = nvrtcOptions(options);
   optionStrings[0] = "--gpu-architecture=compute_" + options.arch.substr(virtualArch ? 8 : 3);
   optionStrings.erase(std::remove(optionStrings.begin(), optionStrings.end(), "--ptxas-options=-v"),
                       optionStrings.end());
-  requireSupportedArch(api, options, virtualArch ? *virtualArch : *archNumber(options.arch, "sm_"), optionStrings);
+  requireSupportedArch(api, options, arch, optionStrings);
   std::string log, ptx;
   runNvrtc(api, source, options, optionStrings, log, [&](NvrtcProgram program) {
     size_t size = 0;

@@ -55,9 +55,10 @@ std::string defaultTargetArch(std::string &error) noexcept {
   } catch (const CompileError &e) {
     std::string message = e.what(); // its first line: the options and log it lists are empty here
     error = message.substr(0, message.find('\n'));
-  } catch (const std::exception &) { // no driver or no device
+    return "";
+  } catch (const std::exception &) { // no driver or no device: compile-only
   }
-  return "";
+  return "sm_90a";
 }
 
 CompileResult Runtime::compile(const std::string &source, CompileOptions options) {

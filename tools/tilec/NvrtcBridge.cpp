@@ -46,6 +46,4 @@ NvrtcOutput buildModuleFile(const std::string &cuda, const std::string &arch,
   return out;
 }
 
-std::string currentDeviceArch(std::string &error) { return runtime::defaultTargetArch(error); }
-
 } // namespace tilec::cli

@@ -23,8 +23,5 @@ NvrtcOutput compileWithNvrtc(const std::string &cuda, const std::string &arch, b
 NvrtcOutput buildModuleFile(const std::string &cuda, const std::string &arch,
                             std::vector<runtime::EntrySpec> entries);
 
-/// The arch the runtime compiles for by default: TILEC_CUDA_ARCH, else the current device's ("sm_90a" on an H200);
-/// "" when there is neither a driver nor a device, or with `error` set when TILEC_CUDA_ARCH is malformed.
-std::string currentDeviceArch(std::string &error);
 
 } // namespace tilec::cli

@@ -1,8 +1,8 @@
 // The GPU tilec compiles for: what the source's SM and WGMMA are (language.md 6.6) and NVRTC's target.
 #pragma once
 
-#include "NvrtcBridge.h"
 #include "tilec/Frontend/MLIRGen.h"
+#include "tilec/runtime/Runtime.h"
 
 #include <optional>
 #include <string>
@@ -20,9 +20,7 @@ public:
   const std::string &arch(std::string &error) {
     if (!resolved_) {
       resolved_ = true;
-      arch_ = currentDeviceArch(error_);
-      if (arch_.empty() && error_.empty())
-        arch_ = "sm_90a";
+      arch_ = runtime::defaultTargetArch(error_);
     }
     error = error_;
     return arch_;

@@ -72,8 +72,8 @@ private:
   std::shared_ptr<Driver> driver_;
 };
 
-// Runtime::targetArch() for code built without exceptions (the compiler library): "" when there is no driver or no
-// device; "" with `error` set when TILEC_CUDA_ARCH is malformed.
+// The arch the compiler targets when none is given: Runtime::targetArch(), or sm_90a when there is no driver or no
+// device; "" with `error` set when TILEC_CUDA_ARCH is malformed. For code built without exceptions (the compiler).
 std::string defaultTargetArch(std::string &error) noexcept;
 
 } // namespace tilec::runtime
