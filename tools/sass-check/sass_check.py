@@ -91,11 +91,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for file, options, label in CONFIGS:
             for arch, wanted, unwanted in (("sm_90a", "HGMMA", None), ("sm_90", "HMMA", "HGMMA")):
-                cubin = Path(tmp) / f"{len(os.listdir(tmp))}.cubin"
+                cubin = Path(tmp) / f"{label.replace(' ', '-')}-{arch}.cubin"
                 build = subprocess.run([args.tilec, str(Path(args.kernels) / file), "--emit=cubin", f"--arch={arch}",
                                         *options, "-o", str(cubin)], capture_output=True, text=True)
                 if build.returncode != 0:
-                    if "NVRTC" in build.stderr and "not found" in build.stderr.lower():
+                    if "NVRTC could not be loaded" in build.stderr:  # runtime/lib/Compiler.cpp's message
                         print(f"sass-check: skipped: {build.stderr.strip()}")
                         return SKIP
                     failures.append(f"{label} {arch}: tilec failed: {build.stderr.strip()}")
