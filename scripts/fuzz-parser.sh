@@ -57,7 +57,7 @@ SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 # shellcheck disable=SC2207
 LLVM_CXXFLAGS=($("$LLVM_CONFIG" --cxxflags))
 CXXFLAGS=(-g -O1 -fno-omit-frame-pointer "${LLVM_CXXFLAGS[@]}"
-          -I"$ROOT/compiler/include")
+          -I"$ROOT/compiler/include" -I"$ROOT/runtime/include") # runtime: the header-only Arch.h
 
 FE="$ROOT/compiler/Frontend"
 if [[ $VARIANT == parser ]]; then
