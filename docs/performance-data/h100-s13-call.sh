@@ -5,6 +5,7 @@
 #   splitsan  compute-sanitizer memcheck/initcheck/racecheck of the split backward at a tail shape
 #   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $OUT/demo.log
 #   fallback  the compiler GPU tests for sm_90 (no wgmma)
+#   fallbackcases  the GPU-vs-CPU cases (bundle/refs) with TILEC_CUDA_ARCH=sm_90: every kernel on the mma.sync branch
 #   ncu       time, DRAM bytes and registers of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4
 #             (S13_NCU: "dim seq heads kv_heads causal", default "64 1024 32 8 1"); with bench-ab/tilec-old.xz the
 #             old compiler's split too                          -> $OUT/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
@@ -75,6 +76,10 @@ for s in ${S13_STEPS:?}; do
     LD_LIBRARY_PATH="$PWD/bundle/bin" TILEC_CUDA_ARCH=sm_90 CUDA_CACHE_DISABLE=1 TILEC_CACHE=0 \
       timeout $t bundle/bin/tilec_compiler_gpu_tests "[gpu]" > /tmp/run/fallback-sm90.log 2>&1
     log "fallback sm_90 rc=$? $(tail -n 3 /tmp/run/fallback-sm90.log | tr '\n' '|')" ;;
+  fallbackcases)
+    TILEC_CUDA_ARCH=sm_90 TILEC_KERNELS_DIR=bundle/kernels timeout $t scripts/gpu-cpu-cases.sh check bundle/bin/tilec \
+      bundle/refs /tmp/run/cases-sm90 > /tmp/run/cases-sm90.log 2>&1
+    log "fallbackcases sm_90 rc=$? $(tail -n 1 /tmp/run/cases-sm90.log)" ;;
   *)
     mkdir -p /tmp/run/$name
     TILEC_GPU_STEPS="$name" timeout $t scripts/gpu-run.sh /tmp/run/$name bundle > /tmp/run/$name.out 2>&1
