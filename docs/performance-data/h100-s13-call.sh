@@ -6,6 +6,7 @@
 #   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $OUT/demo.log
 #   fallback  the compiler GPU tests for sm_90 (no wgmma)
 #   fallbackcases  the GPU-vs-CPU cases (bundle/refs) with TILEC_CUDA_ARCH=sm_90: every kernel on the mma.sync branch
+#   fallbackfuzz   the bundle's fuzz kernels (bundle/kernel-fuzz) on the GPU against the CPU backend, TILEC_CUDA_ARCH=sm_90
 #   ncu       time, DRAM bytes and registers of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4
 #             (S13_NCU: "dim seq heads kv_heads causal", default "64 1024 32 8 1"); with bench-ab/tilec-old.xz the
 #             old compiler's split too                          -> $OUT/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
@@ -80,6 +81,10 @@ for s in ${S13_STEPS:?}; do
     TILEC_CUDA_ARCH=sm_90 TILEC_KERNELS_DIR=bundle/kernels timeout $t scripts/gpu-cpu-cases.sh check bundle/bin/tilec \
       bundle/refs /tmp/run/cases-sm90 > /tmp/run/cases-sm90.log 2>&1
     log "fallbackcases sm_90 rc=$? $(tail -n 1 /tmp/run/cases-sm90.log)" ;;
+  fallbackfuzz)
+    TILEC_CUDA_ARCH=sm_90 timeout $t python3 tools/kernel-fuzz/kernel_fuzz.py --tilec bundle/bin/tilec \
+      --against bundle/kernel-fuzz > /tmp/run/kernel-fuzz-sm90.log 2>&1
+    log "fallbackfuzz sm_90 rc=$? $(tail -n 1 /tmp/run/kernel-fuzz-sm90.log)" ;;
   *)
     mkdir -p /tmp/run/$name
     TILEC_GPU_STEPS="$name" timeout $t scripts/gpu-run.sh /tmp/run/$name bundle > /tmp/run/$name.out 2>&1
