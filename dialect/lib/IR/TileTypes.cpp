@@ -44,7 +44,8 @@ RegionType::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t d : shape)
     if (d <= 0)
       return emitError() << "region extents must be positive, got " << d;
-  if (!elementType.isIntOrIndexOrFloat())
+  // As tiles (tile.alloc): a region of index elements would pass here and be refused by every op that reads it.
+  if (!elementType.isIntOrFloat())
     return emitError() << "region element type must be an integer or float, got "
                        << elementType;
   if (space == MemorySpace::Local)

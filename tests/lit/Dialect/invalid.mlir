@@ -742,3 +742,88 @@ tile.kernel @discard_parallel(%P: memref<?xf32, #tile.space<global>>)
     tile.discard %r : !tile.region<32xf32, global>
   }
 }
+
+// -----
+
+// The rules below are unreachable from the custom syntax (its parser builds what they check); the generic form
+// reaches them.
+
+// expected-error @+1 {{'tile.kernel' op kernels return nothing; results are written into argument tensors, got 1 results}}
+"tile.kernel"() ({
+^bb0(%A: memref<?xf32, #tile.space<global>>, %b: index):
+}) {sym_name = "k", function_type = (memref<?xf32, #tile.space<global>>) -> f32,
+    grid = affine_map<()[s0] -> (s0)>, grid_operands = array<i64: 0, 0>, threads = 32 : i64} : () -> ()
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op block index #0 must be an index}}
+"tile.kernel"() ({
+^bb0(%A: memref<?xf32, #tile.space<global>>, %b: i32):
+}) {sym_name = "k", function_type = (memref<?xf32, #tile.space<global>>) -> (),
+    grid = affine_map<()[s0] -> (s0)>, grid_operands = array<i64: 0, 0>, threads = 32 : i64} : () -> ()
+
+// -----
+
+tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  // expected-error @+1 {{'tile.parallel' op needs at least one extent}}
+  "tile.parallel"() ({
+  ^bb0:
+  }) {extents = array<i64>} : () -> ()
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  // expected-error @+1 {{'tile.parallel' op induction variables must be index, got 'i32'}}
+  "tile.parallel"() ({
+  ^bb0(%i: i32):
+  }) {extents = array<i64: 4>} : () -> ()
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'tile.pipelined' op body must take exactly one index induction variable}}
+  "tile.pipelined"(%c0, %c4) ({
+  ^bb0(%n: i32):
+  }) {stages = 2 : i64} : (index, index) -> ()
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?xf32, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op tiles have the identity layout, got strided<[2]>}}
+  %t = tile.alloc : memref<64xf32, strided<[2]>, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?xbf16, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %A, %c0 : memref<?xbf16, #tile.space<global>>
+  %s = memref.alloca(%n) : memref<?xbf16, #tile.space<shared>>
+  // expected-error @+1 {{'tile.copy' op copies a tile of dynamic shape ?xbf16 (global); take a static-shape region of it first}}
+  tile.copy %A, %s : memref<?xbf16, #tile.space<global>>, memref<?xbf16, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @k(%A: memref<?xindex, #tile.space<global>>) grid(%A[0]) ()[s0] -> (s0) threads(32) as (%b) {
+  %s = memref.alloca() : memref<4xindex, #tile.space<shared>>
+  %f = memref.alloca() : memref<4xindex, #tile.space<fragment>>
+  // expected-error @+1 {{'tile.copy' op converts 'index' to 'index'; only integer and float elements are copied}}
+  tile.copy %s, %f : memref<4xindex, #tile.space<shared>>, memref<4xindex, #tile.space<fragment>>
+}
+
+// -----
+
+// expected-error @+1 {{region element type must be an integer or float, got 'index'}}
+func.func private @h(!tile.region<4xindex, global>)
+}
+
+// -----
+
+// expected-error @+1 {{region element type must be an integer or float, got 'complex<f32>'}}
+func.func private @h(!tile.region<4xcomplex<f32>, global>)
