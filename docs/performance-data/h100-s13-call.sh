@@ -90,6 +90,7 @@ for s in ${S13_STEPS:?}; do
     TILEC_GPU_STEPS="$name" timeout $t scripts/gpu-run.sh /tmp/run/$name bundle > /tmp/run/$name.out 2>&1
     log "$name rc=$? $(grep -v '^gpu-run:' /tmp/run/$name/summary.txt | tr '\n' '|')" ;;
   esac
+  # After every step, so a call cut off at the device's limit still brings back the logs of the steps it finished.
+  tar czf "$OUT/.run.tgz" -C /tmp run && mv "$OUT/.run.tgz" "$OUT/run.tgz"
 done
-tar czf "$OUT/run.tgz" -C /tmp run
 log "done"
