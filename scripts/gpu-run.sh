@@ -5,10 +5,11 @@
 #   scripts/gpu-run.sh OUTDIR [BUNDLE_DIR]      default bundle: bundle
 #
 # TILEC_GPU_STEPS picks steps (default: all): tests benchmarks sanitize sass hosts cases sdpa python kernelfuzz
-# (random kernels, GPU against the CPU backend: tools/kernel-fuzz)
+# (random kernels, GPU against the CPU backend: tools/kernel-fuzz) fallback (on a Hopper GPU, the compiler GPU tests
+# and the GPU-vs-CPU cases again for sm_90: the mma.sync path that GPUs without wgmma take)
 # asan (the host code of the runtime GPU tests under AddressSanitizer, from bundle-asan/: scripts/gpu-bundle-asan.sh).
 set -uo pipefail
-steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass hosts cases sdpa python kernelfuzz} "
+steps=" ${TILEC_GPU_STEPS:-tests benchmarks sanitize sass hosts cases sdpa python kernelfuzz fallback} "
 step() { [[ "$steps" == *" $1 "* ]]; }
 
 if (($# < 1)); then
@@ -152,6 +153,31 @@ if step cases && [[ -d "$bundle_dir/refs" ]]; then
   status=$?
   printf '%-28s exit %d  %s\n' "gpu vs cpu backend" "$status" "$(tail -n 1 "$out_dir/gpu-cpu-cases.log")" | tee -a "$summary"
   ((status == 0)) || failures=$((failures + 1))
+fi
+# The mma.sync path (no wgmma): what every GPU but sm_90a runs. On a Hopper GPU the default target is sm_90a, so the
+# compiler GPU tests and the GPU-vs-CPU cases run again with TILEC_CUDA_ARCH=sm_90, which the tests, tilec run and
+# the kernels' WGMMA constant follow. Elsewhere the steps above already ran that path.
+if step fallback; then
+  cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1)
+  if [[ "$cap" == 9.0 ]]; then
+    log="$out_dir/fallback-sm90-tests.log"
+    TILEC_CUDA_ARCH=sm_90 "$bundle_dir/bin/tilec_compiler_gpu_tests" "[gpu]" --durations yes >"$log" 2>&1
+    status=$?
+    printf '%-28s exit %d  %s\n' "sm_90 compiler gpu tests" "$status" \
+      "$(grep -E "^(All tests passed|test cases:)" "$log" | tail -n 1)" | tee -a "$summary"
+    ((status == 0)) || failures=$((failures + 1))
+    if [[ -d "$bundle_dir/refs" ]]; then
+      TILEC_CUDA_ARCH=sm_90 TILEC_KERNELS_DIR="$bundle_dir/kernels" scripts/gpu-cpu-cases.sh check \
+        "$bundle_dir/bin/tilec" "$bundle_dir/refs" "$out_dir/gpu-cpu-cases-sm90" >"$out_dir/gpu-cpu-cases-sm90.log" 2>&1
+      status=$?
+      printf '%-28s exit %d  %s\n' "sm_90 gpu vs cpu backend" "$status" "$(tail -n 1 "$out_dir/gpu-cpu-cases-sm90.log")" |
+        tee -a "$summary"
+      ((status == 0)) || failures=$((failures + 1))
+    fi
+  else
+    printf '%-28s skipped: compute capability %s is not 9.0; the steps above ran its path\n' "sm_90 fallback" \
+      "${cap:-unknown}" | tee -a "$summary"
+  fi
 fi
 # Random well-formed kernels (tools/kernel-fuzz): each on the GPU against the CPU backend's outputs on the same
 # inputs. The bundle's tilec has no CPU backend, so scripts/gpu-bundle.sh made the kernels and those outputs
