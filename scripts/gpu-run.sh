@@ -174,9 +174,11 @@ if step fallback; then
         tee -a "$summary"
       ((status == 0)) || failures=$((failures + 1))
     fi
+  elif [[ -z "$cap" ]]; then
+    printf '%-28s skipped: nvidia-smi named no GPU\n' "sm_90 fallback" | tee -a "$summary"
   else
     printf '%-28s skipped: compute capability %s is not 9.0; the steps above ran its path\n' "sm_90 fallback" \
-      "${cap:-unknown}" | tee -a "$summary"
+      "$cap" | tee -a "$summary"
   fi
 fi
 # Random well-formed kernels (tools/kernel-fuzz): each on the GPU against the CPU backend's outputs on the same
