@@ -1,4 +1,5 @@
 #include "tilec/runtime/Module.h"
+#include "tilec/runtime/Arch.h"
 
 #include "tilec/runtime/Error.h"
 
@@ -349,6 +350,18 @@ Module::Loaded &Module::loadedForCurrentContext() const {
   driver.check(api.cuDeviceGetAttribute(&loaded->sharedOptinLimit, cu::kDeviceAttributeMaxSharedMemoryPerBlockOptin,
                                         loaded->device),
                "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)");
+  // A CUBIN the device cannot run would fail in cuModuleLoadData with NO_BINARY_FOR_GPU, which names neither the
+  // device nor what to do: refuse it here, before anything is loaded or launched.
+  int major = 0, minor = 0;
+  driver.check(api.cuDeviceGetAttribute(&major, cu::kDeviceAttributeComputeCapabilityMajor, loaded->device),
+               "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
+  driver.check(api.cuDeviceGetAttribute(&minor, cu::kDeviceAttributeComputeCapabilityMinor, loaded->device),
+               "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
+  for (const auto &cubin : cubins_)
+    if (std::optional<ArchName> arch = parseArch(cubin->arch, "sm_"); arch && !cubinRunsOn(*arch, major, minor))
+      throw Error(fmt::format("the module's CUBIN for {} cannot run on this GPU (compute capability {}.{}, {}); build "
+                              "it for the GPU (CompileOptions::arch, tilec --arch, or TILEC_CUDA_ARCH)",
+                              cubin->arch, major, minor, driver.deviceArch(loaded->device)));
   try {
     for (const auto &cubin : cubins_) {
       cu::ModuleHandle handle = nullptr;

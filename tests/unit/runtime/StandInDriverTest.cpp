@@ -56,7 +56,7 @@ template <typename Function> Function standInSymbol(const char *name) {
 }
 
 // One kernel whose dynamic shared memory is N KB, N the length of its one argument.
-std::unique_ptr<Module> sharedMemoryModule() {
+std::unique_ptr<Module> sharedMemoryModule(const std::string &arch = "sm_90a") {
   EntrySpec spec;
   spec.name = "uses_shared";
   spec.signature = Signature({{"x", DType::F32, {"N"}, 4}});
@@ -65,7 +65,7 @@ std::unique_ptr<Module> sharedMemoryModule() {
   std::vector<EntrySpec> entries;
   entries.push_back(std::move(spec));
   return std::make_unique<Module>(std::vector<std::shared_ptr<const Cubin>>{std::make_shared<const Cubin>(
-                                      Cubin{{'x'}, "sm_90a", "", {}})},
+                                      Cubin{{'x'}, arch, "", {}})},
                                   std::move(entries), standInDriverPath());
 }
 
@@ -88,6 +88,30 @@ TEST_CASE("the stand-in driver enforces the dynamic shared memory attribute", "[
   CHECK(rejected() == before);
   // Beyond the device's opt-in limit: refused by the runtime before anything reaches the driver.
   CHECK_THROWS_WITH(launchWithSharedKb(entry, 228), Catch::Contains("the device allows at most 232448"));
+}
+
+TEST_CASE("a CUBIN the GPU cannot run is refused by name before anything is loaded or launched", "[driver]") {
+  if (!haveStandInDriver())
+    return;
+  auto launches = standInSymbol<long (*)()>("tilecStandInLaunches");
+  // The stand-in is a compute capability 9.0 GPU: sm_90 and sm_90a run there; the driver would refuse the others
+  // with NO_BINARY_FOR_GPU, which names neither the GPU nor what to do.
+  for (const char *arch : {"sm_90a", "sm_90"}) {
+    auto module = sharedMemoryModule(arch);
+    long before = launches();
+    CHECK_NOTHROW(launchWithSharedKb(module->entry("uses_shared"), 1));
+    CHECK(launches() == before + 1);
+  }
+  for (const char *arch : {"sm_100a", "sm_80", "sm_89", "sm_91", "sm_100f", "sm_120"}) {
+    INFO(arch);
+    auto module = sharedMemoryModule(arch);
+    long before = launches();
+    CHECK_THROWS_WITH(launchWithSharedKb(module->entry("uses_shared"), 1),
+                      Catch::Contains(std::string("the module's CUBIN for ") + arch +
+                                      " cannot run on this GPU (compute capability 9.0, sm_90a)") &&
+                          Catch::Contains("TILEC_CUDA_ARCH"));
+    CHECK(launches() == before);
+  }
 }
 
 TEST_CASE("concurrent launches opt a kernel in to dynamic shared memory atomically and monotonically",

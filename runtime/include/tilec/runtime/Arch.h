@@ -30,4 +30,13 @@ inline std::optional<ArchName> parseArch(std::string_view arch, std::string_view
   return name;
 }
 
+// Whether the driver can load a CUBIN built for `cubin` on a GPU of compute capability `major`.`minor`: an arch-
+// specific one (sm_90a) only on its own compute capability; a family one (sm_100f) or a plain one (sm_90) on the
+// same major revision with the same or a higher minor (CUDA's binary compatibility rule for SASS).
+inline bool cubinRunsOn(ArchName cubin, int major, int minor) {
+  if (cubin.suffix == 'a')
+    return cubin.number == major * 10 + minor;
+  return cubin.number / 10 == major && cubin.number % 10 <= minor;
+}
+
 } // namespace tilec::runtime
