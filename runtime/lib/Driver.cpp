@@ -163,13 +163,18 @@ cu::Device Driver::currentDevice() {
   return device;
 }
 
-std::string Driver::deviceArch(cu::Device device) {
+std::pair<int, int> Driver::computeCapability(cu::Device device) {
   int major = 0;
   int minor = 0;
   check(api_.cuDeviceGetAttribute(&major, cu::kDeviceAttributeComputeCapabilityMajor, device),
         "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
   check(api_.cuDeviceGetAttribute(&minor, cu::kDeviceAttributeComputeCapabilityMinor, device),
         "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
+  return {major, minor};
+}
+
+std::string Driver::deviceArch(cu::Device device) {
+  auto [major, minor] = computeCapability(device);
   return fmt::format("sm_{}{}{}", major, minor, major >= 9 ? "a" : "");
 }
 

@@ -352,11 +352,7 @@ Module::Loaded &Module::loadedForCurrentContext() const {
                "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)");
   // A CUBIN the device cannot run would fail in cuModuleLoadData with NO_BINARY_FOR_GPU, which names neither the
   // device nor what to do: refuse it here, before anything is loaded or launched.
-  int major = 0, minor = 0;
-  driver.check(api.cuDeviceGetAttribute(&major, cu::kDeviceAttributeComputeCapabilityMajor, loaded->device),
-               "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
-  driver.check(api.cuDeviceGetAttribute(&minor, cu::kDeviceAttributeComputeCapabilityMinor, loaded->device),
-               "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
+  auto [major, minor] = driver.computeCapability(loaded->device);
   for (const auto &cubin : cubins_)
     if (std::optional<ArchName> arch = parseArch(cubin->arch, "sm_"); arch && !cubinRunsOn(*arch, major, minor))
       throw Error(fmt::format("the module's CUBIN for {} cannot run on this GPU (compute capability {}.{}, {}); build "

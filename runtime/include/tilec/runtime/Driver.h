@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 struct CUctx_st;
 struct CUmod_st;
@@ -123,6 +124,8 @@ public:
   cu::Context currentContext();
   // The device of the current context.
   cu::Device currentDevice();
+  // The device's compute capability: {9, 0} on an H100 or H200.
+  std::pair<int, int> computeCapability(cu::Device device);
   // "sm_90a" for a compute capability 9.0 device; architectures from 9.0 on get the "a" suffix so that arch-specific
   // instructions (wgmma, setmaxnreg) are available.
   std::string deviceArch(cu::Device device);
