@@ -147,12 +147,16 @@ if step hosts && [[ -x "$bundle_dir/bin/tilec-compile-and-run" ]]; then
   ((status == 0 && ran == 2)) || failures=$((failures + 1))
 fi
 # Every kernel in kernels/ on the GPU against the CPU backend's results on the same inputs (made when bundling).
-if step cases && [[ -d "$bundle_dir/refs" ]]; then
+# check_cases LABEL NAME: logs in OUTDIR/NAME and OUTDIR/NAME.log; the caller's environment picks the target.
+check_cases() {
   TILEC_KERNELS_DIR="$bundle_dir/kernels" scripts/gpu-cpu-cases.sh check "$bundle_dir/bin/tilec" "$bundle_dir/refs" \
-    "$out_dir/gpu-cpu-cases" >"$out_dir/gpu-cpu-cases.log" 2>&1
-  status=$?
-  printf '%-28s exit %d  %s\n' "gpu vs cpu backend" "$status" "$(tail -n 1 "$out_dir/gpu-cpu-cases.log")" | tee -a "$summary"
+    "$out_dir/$2" >"$out_dir/$2.log" 2>&1
+  local status=$?
+  printf '%-28s exit %d  %s\n' "$1" "$status" "$(tail -n 1 "$out_dir/$2.log")" | tee -a "$summary"
   ((status == 0)) || failures=$((failures + 1))
+}
+if step cases && [[ -d "$bundle_dir/refs" ]]; then
+  check_cases "gpu vs cpu backend" gpu-cpu-cases
 fi
 # The mma.sync path (no wgmma): what every GPU but sm_90a runs. On a Hopper GPU the default target is sm_90a, so the
 # compiler GPU tests and the GPU-vs-CPU cases run again with TILEC_CUDA_ARCH=sm_90, which the tests, tilec run and
@@ -166,14 +170,7 @@ if step fallback; then
     printf '%-28s exit %d  %s\n' "sm_90 compiler gpu tests" "$status" \
       "$(grep -E "^(All tests passed|test cases:)" "$log" | tail -n 1)" | tee -a "$summary"
     ((status == 0)) || failures=$((failures + 1))
-    if [[ -d "$bundle_dir/refs" ]]; then
-      TILEC_CUDA_ARCH=sm_90 TILEC_KERNELS_DIR="$bundle_dir/kernels" scripts/gpu-cpu-cases.sh check \
-        "$bundle_dir/bin/tilec" "$bundle_dir/refs" "$out_dir/gpu-cpu-cases-sm90" >"$out_dir/gpu-cpu-cases-sm90.log" 2>&1
-      status=$?
-      printf '%-28s exit %d  %s\n' "sm_90 gpu vs cpu backend" "$status" "$(tail -n 1 "$out_dir/gpu-cpu-cases-sm90.log")" |
-        tee -a "$summary"
-      ((status == 0)) || failures=$((failures + 1))
-    fi
+    [[ -d "$bundle_dir/refs" ]] && TILEC_CUDA_ARCH=sm_90 check_cases "sm_90 gpu vs cpu backend" gpu-cpu-cases-sm90
   elif [[ -z "$cap" ]]; then
     printf '%-28s skipped: nvidia-smi named no GPU\n' "sm_90 fallback" | tee -a "$summary"
   else
