@@ -12,6 +12,8 @@
 #             old compiler's split too                          -> $OUT/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
 #   ncusrc    (written in session 15, not yet run) warp-state sampling of attn_bwd_main (its third launch), fp32 and split (S13_NCUSRC), same shape as ncu
 #             -> $OUT/ncu-stalls-<strategy>.csv (details page), ncu-sass-<strategy>.csv (samples per SASS instruction)
+#   runtimetests   the runtime's GPU tests alone (tilec_gpu_tests, tilec_runtime_tests: seconds, not the ~220 s of `tests`)
+#   gpurunfallback gpu-run.sh's own `fallback` step (compiler GPU tests + GPU-vs-CPU cases with TILEC_CUDA_ARCH=sm_90)
 #   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
 set -u
 OUT=${OUT:?}
@@ -85,6 +87,16 @@ for s in ${S13_STEPS:?}; do
     TILEC_CUDA_ARCH=sm_90 timeout $t python3 tools/kernel-fuzz/kernel_fuzz.py --tilec bundle/bin/tilec \
       --against bundle/kernel-fuzz > /tmp/run/kernel-fuzz-sm90.log 2>&1
     log "fallbackfuzz sm_90 rc=$? $(tail -n 1 /tmp/run/kernel-fuzz-sm90.log)" ;;
+  runtimetests)
+    for b in tilec_gpu_tests tilec_runtime_tests; do
+      LD_LIBRARY_PATH="$PWD/bundle/bin" CUDA_CACHE_DISABLE=1 timeout $(( $(left) - 5 )) bundle/bin/$b --durations yes \
+        > /tmp/run/$b.log 2>&1
+      log "$b rc=$? $(grep -E '^(All tests passed|test cases:)' /tmp/run/$b.log | tail -n 1)"
+    done ;;
+  gpurunfallback)
+    mkdir -p /tmp/run/gpurunfallback
+    TILEC_GPU_STEPS=fallback timeout $t scripts/gpu-run.sh /tmp/run/gpurunfallback bundle > /tmp/run/gpurunfallback.out 2>&1
+    log "gpu-run.sh fallback rc=$? $(grep -v '^gpu-run:' /tmp/run/gpurunfallback/summary.txt | tr '\n' '|')" ;;
   *)
     mkdir -p /tmp/run/$name
     TILEC_GPU_STEPS="$name" timeout $t scripts/gpu-run.sh /tmp/run/$name bundle > /tmp/run/$name.out 2>&1
