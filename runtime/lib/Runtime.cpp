@@ -1,5 +1,6 @@
 #include "tilec/runtime/Runtime.h"
 
+#include "tilec/runtime/Arch.h"
 #include "tilec/runtime/Error.h"
 
 #include <fmt/format.h>
@@ -40,7 +41,7 @@ std::string Runtime::targetArch() {
   // the mma.sync branch of the emitted code can be run and checked there.
   if (const char *forced = std::getenv("TILEC_CUDA_ARCH"); forced && *forced) {
     std::string arch = forced;
-    if (arch.rfind("sm_", 0) != 0)
+    if (!parseArch(arch, "sm_"))
       throw CompileError(fmt::format("TILEC_CUDA_ARCH must name a real GPU such as sm_90 or sm_90a, got '{}'", arch),
                          "", {});
     return arch;

@@ -131,6 +131,13 @@ TEST_CASE("TILEC_CUDA_ARCH picks the arch when the caller gives none, and must n
   options.cacheDirectory = "";
   options.driverLibrary = "/nonexistent/tilec-test/libcuda.so.1";
   Runtime runtime(options);
+  // A value that is not a real arch is refused before NVRTC sees it (it would report only an unknown option).
+  for (const char *bad : {"sm_9", "sm_90ab", "sm_hopper", "sm_"}) {
+    ::setenv("TILEC_CUDA_ARCH", bad, 1);
+    CHECK_THROWS_WITH(runtime.compile(kTinyKernel, {}),
+                      Catch::Contains(std::string("TILEC_CUDA_ARCH must name a real GPU such as sm_90 or sm_90a, got '") +
+                                      bad + "'"));
+  }
   ::setenv("TILEC_CUDA_ARCH", "sm_90", 1);
   CompileResult compiled;
   try {
