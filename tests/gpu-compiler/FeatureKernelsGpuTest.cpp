@@ -170,7 +170,7 @@ TEST_CASE("GPU integer atomics, element and region form, are exact", "[gpu][feat
   CHECK(T.download<int>() == totals);
 }
 
-TEST_CASE("GPU histogram: bf16 element atomics under each strategy; split is bitwise stable", "[gpu][features][sanitize]") {
+TEST_CASE("GPU histogram: bf16 element atomics under each strategy, split bitwise stable", "[gpu][features][sanitize]") {
   TILEC_REQUIRE_GPU_OR_SKIP(driver);
   Runtime runtime(uncachedOptions());
   std::mt19937 rng(9);

@@ -385,7 +385,7 @@ TEST_CASE("robustness: byte flips, deletions and insertions", "[robustness]") {
   runCorpus("bytes", byteMutations());
 }
 
-TEST_CASE("robustness: deleted, duplicated and swapped lines; indentation",
+TEST_CASE("robustness: deleted, duplicated and swapped lines, indentation",
           "[robustness]") {
   runCorpus("lines", lineMutations());
 }

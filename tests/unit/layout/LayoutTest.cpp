@@ -83,7 +83,7 @@ TEST_CASE("an accumulator feeds a register A operand only when each warp holds w
                            {0, 1}));
 }
 
-TEST_CASE("a row reduction of an accumulator is a slice; its rows are where the accumulator's are", "[layout]") {
+TEST_CASE("a row reduction of an accumulator is a slice whose rows are where the accumulator's are", "[layout]") {
   FragmentLayout s = FragmentLayout::mmaAccumulator(64, 64, 4, 1);
   FragmentLayout rows = s.slice(1);
   CHECK(rows.shape() == std::vector<int64_t>{64});

@@ -176,7 +176,7 @@ TEST_CASE("an entry stored under another key's name is rejected", "[cache]") {
   CHECK(problem == "entry belongs to another key");
 }
 
-TEST_CASE("TILEC_CACHE=0 disables the disk cache; TILEC_CACHE_DIR and XDG_CACHE_HOME choose it", "[cache]") {
+TEST_CASE("TILEC_CACHE=0 disables the disk cache, TILEC_CACHE_DIR and XDG_CACHE_HOME choose it", "[cache]") {
   struct Restore {
     std::vector<std::pair<std::string, std::optional<std::string>>> saved;
     void set(const char *name, const char *value) {

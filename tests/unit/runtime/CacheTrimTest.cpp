@@ -84,7 +84,7 @@ TEST_CASE("temporary files left by killed processes are removed, live ones kept"
   CHECK(cache.load("key-c"));
 }
 
-TEST_CASE("TILEC_CACHE_MAX_BYTES sets the bound; RuntimeOptions::cacheMaxBytes overrides it", "[cache][trim]") {
+TEST_CASE("TILEC_CACHE_MAX_BYTES sets the bound and RuntimeOptions::cacheMaxBytes overrides it", "[cache][trim]") {
   const char *previous = std::getenv("TILEC_CACHE_MAX_BYTES");
   std::string saved = previous ? previous : "";
   auto boundFor = [](const char *value) {

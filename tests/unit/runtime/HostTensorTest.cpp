@@ -28,7 +28,7 @@ Signature gqaSignature() {
 
 } // namespace
 
-TEST_CASE("every dtype round-trips through .npy; bf16 travels as float32", "[host]") {
+TEST_CASE("every dtype round-trips through .npy, bf16 as float32", "[host]") {
   TempDir dir;
   for (DType dtype : {DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I32, DType::I64, DType::U8,
                       DType::Bool}) {
