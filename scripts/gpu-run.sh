@@ -26,6 +26,7 @@ if [[ ! -f "$bundle_dir/tests.list" ]]; then
   exit 2
 fi
 mkdir -p "$out_dir"
+"$(dirname "${BASH_SOURCE[0]}")/bundle-unpack.sh" "$bundle_dir" || { echo "gpu-run: could not unpack $bundle_dir/refs.tar.xz" >&2; exit 2; }
 # libtilec_compiler.so (tilec::compiler) travels next to the binaries that use it.
 export LD_LIBRARY_PATH="$(cd "$bundle_dir/bin" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary="$out_dir/summary.txt"

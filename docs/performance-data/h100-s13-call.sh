@@ -23,6 +23,7 @@ log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$OUT/s13.log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$OUT/s13.log"
 export TILEC_C_LIBRARY=bundle/bin/libtilec_c.so TILEC_KERNELS_DIR=bundle/kernels PYTHONPATH=python
 mkdir -p /tmp/run
+scripts/bundle-unpack.sh bundle
 for s in ${S13_STEPS:?}; do
   name=${s%%:*} need=${s#*:}
   if (( $(left) < need )); then log "skip $name (left $(left)s, needs ~${need}s)"; continue; fi
