@@ -83,8 +83,10 @@ void markWgmmaGemms(KernelOp kernel, llvm::function_ref<const FragmentLayout *(V
     };
     if (!sharedRowsFit(gemm.getB()))
       return;
-    // A K x N B (N-major) is read a warpgroup's columns at a time: they must start on a panel.
-    if (!gemm.getTransposeB() && warps->second > 1 && tileN % panelCols != 0)
+    // A K x N B (N-major) is read a warpgroup's columns at a time: they must start on a panel, or, narrower than a
+    // panel, at a fixed place in every panel row (the descriptor's start moves within the 128-byte row; the swizzle
+    // is applied to the address bits, as for a K-major operand's k-steps).
+    if (!gemm.getTransposeB() && warps->second > 1 && tileN % panelCols != 0 && panelCols % tileN != 0)
       return;
     Value a = gemm.getA();
     if (a.getDefiningOp<AllocOp>() && isIn(a, MemorySpace::Fragment)) {

@@ -86,7 +86,7 @@ struct OperandWalk {
 
 /// `rowsAlongK`: the tile is K x (M or N) (MN-major); else (M or N) x K (K-major). This warpgroup's block along M
 /// or N is number `block` (an expression; "0" for the first) of `blockExtent` rows or columns: a multiple of 8 when
-/// K-major (8-row groups), of the panel width when MN-major (planWgmma checks both).
+/// K-major (8-row groups), a multiple or a divisor of the panel width when MN-major (markWgmmaGemms checks both).
 OperandWalk walkOperand(const Buffer &b, bool rowsAlongK, const std::string &block, int64_t blockExtent) {
   int64_t rows = b.shape[0], bytes = gpu::elementBytes(b.element), panelCols = kPanelBytes / bytes;
   int64_t stepsPerPanel = panelCols / 16;
@@ -97,9 +97,19 @@ OperandWalk walkOperand(const Buffer &b, bool rowsAlongK, const std::string &blo
   };
   if (rowsAlongK) {
     // K x MN: 16 rows of K per step (two 1024-byte atoms); the block's columns start blockExtent / panelCols
-    // panels in, panels `rows` x 128 bytes apart (the descriptor's leading offset).
+    // panels in, panels `rows` x 128 bytes apart (the descriptor's leading offset). A block narrower than a panel
+    // starts block % (panelCols / blockExtent) blocks into the row of panel block / (panelCols / blockExtent): the
+    // start moves by a multiple of 16 bytes inside the 128-byte row, which the swizzle (applied to the address
+    // bits of the 1024-byte-aligned atom) leaves where the copies put it, as a K-major k-step does.
     w.leadingBytes = rows * kPanelBytes;
-    w.base = offset(blockExtent / panelCols * rows * kPanelBytes);
+    if (blockExtent % panelCols == 0 || block == "0") {
+      w.base = offset(blockExtent / panelCols * rows * kPanelBytes);
+    } else {
+      std::string perPanel = std::to_string(panelCols / blockExtent);
+      w.base = "(" + b.addrVar + " + (unsigned)(" + block + " / " + perPanel + ") * " +
+               std::to_string(rows * kPanelBytes) + "u + (unsigned)(" + block + " % " + perPanel + ") * " +
+               std::to_string(blockExtent * bytes) + "u)";
+    }
     w.kStepUnits = "tc_kk * " + std::to_string(16 * kPanelBytes / 16);
   } else {
     // MN x K: a k-step moves 32 bytes within a 128-byte row of a panel; every `stepsPerPanel` steps the next panel.
