@@ -48,6 +48,9 @@ export TILEC_CACHE_DIR="$cache_dir"
 # tests to check, and "cold" compile times that are not cold.
 export CUDA_CACHE_DISABLE=1
 
+# The closing line of a Catch2 binary's log ("All tests passed (...)" or "test cases: ...").
+catch2_result() { grep -E "^(All tests passed|test cases:)" "$1" | tail -n 1; }
+
 failures=0
 step tests && while read -r name; do
   [[ -n "$name" ]] || continue
@@ -58,7 +61,7 @@ step tests && while read -r name; do
   "$bundle_dir/bin/$name" "${filter[@]}" --durations yes >"$log" 2>&1
   status=$?
   elapsed_ms=$(($(date +%s%N) / 1000000 - start_ms))
-  result=$(grep -E "^(All tests passed|test cases:)" "$log" | tail -n 1)
+  result=$(catch2_result "$log")
   skipped=$(grep -c "SKIPPED:" "$log")
   printf '%-28s exit %d  %s  (%d ms, %d skip warnings)%s\n' "$name" "$status" "$result" "$elapsed_ms" "$skipped" \
     "${filter:+ (without [nvrtc] but [timing]; TILEC_GPU_NVRTC=1 runs them)}" | tee -a "$summary"
@@ -176,7 +179,7 @@ if step fallback; then
     TILEC_CUDA_ARCH=sm_90 "$bundle_dir/bin/tilec_compiler_gpu_tests" "[gpu]" --durations yes >"$log" 2>&1
     status=$?
     printf '%-28s exit %d  %s\n' "sm_90 compiler gpu tests" "$status" \
-      "$(grep -E "^(All tests passed|test cases:)" "$log" | tail -n 1)" | tee -a "$summary"
+      "$(catch2_result "$log")" | tee -a "$summary"
     ((status == 0)) || failures=$((failures + 1))
     [[ -d "$bundle_dir/refs" ]] && TILEC_CUDA_ARCH=sm_90 check_cases "sm_90 gpu vs cpu backend" gpu-cpu-cases-sm90
   elif [[ -z "$cap" ]]; then
