@@ -12,6 +12,9 @@
 #             old compiler's split too                          -> $OUT/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
 #   ncusrc    (written in session 15, not yet run) warp-state sampling of attn_bwd_main (its third launch), fp32 and split (S13_NCUSRC), same shape as ncu
 #             -> $OUT/ncu-stalls-<strategy>.csv (details page), ncu-sass-<strategy>.csv (samples per SASS instruction)
+#   ncukernels     (session 19, not yet run) ncu details and per-SASS samples of one launch each of attn_fwd, the fp32
+#             attn_bwd_main (S13_NCUK, default "128 4096 16 16 0"), gemm_nn 4096^3 and torch.matmul's kernel 4096^3
+#             -> $OUT/ncu-kernel-<fwd|bwd|gemm|cublas>.csv, ncu-kernel-sass-<...>.csv.xz (~60-120 s)
 #   runtimetests   the runtime's GPU tests alone (tilec_gpu_tests, tilec_runtime_tests: seconds, not the ~220 s of `tests`)
 #   gpurunfallback gpu-run.sh's own `fallback` step (compiler GPU tests + GPU-vs-CPU cases with TILEC_CUDA_ARCH=sm_90)
 #   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
@@ -73,6 +76,28 @@ for s in ${S13_STEPS:?}; do
       ncu --import /tmp/run/src-$a.ncu-rep --page details --csv > "$OUT/ncu-stalls-$a.csv" 2>&1
       ncu --import /tmp/run/src-$a.ncu-rep --page source --csv --print-source sass > "$OUT/ncu-sass-$a.csv" 2>&1
       log "ncusrc $a source page rc=$? $(wc -c < "$OUT/ncu-sass-$a.csv") bytes"
+    done ;;
+  ncukernels)
+    # The current kernels' bottleneck evidence (issue 10): one launch each (the third: warm) of the forward, the fp32
+    # backward's main kernel (S13_NCUK: "dim seq heads kv_heads causal", default d128 seq 4096 non-causal MHA) and
+    # gemm_nn at 4096^3, with torch.matmul's kernel at 4096^3 beside it; ncu's details page per kernel (speed of
+    # light, occupancy, launch, warp states, memory and compute workloads, scheduler) and its per-SASS samples.
+    for target in fwd bwd gemm cublas; do
+      case $target in
+      fwd) kernel=regex:attn_fwd skip=2 script="h200-s7-ncu-one_bwd.py fp32 ${S13_NCUK:-128 4096 16 16 0}" ;;
+      bwd) kernel=regex:attn_bwd_main skip=2 script="h200-s7-ncu-one_bwd.py fp32 ${S13_NCUK:-128 4096 16 16 0}" ;;
+      gemm) kernel=regex:gemm_nn skip=2 script="ncu-one-gemm.py 4096" ;;
+      cublas) kernel='regex:nvjet|xmma|cutlass|cublas' skip=0 script="ncu-one-gemm.py 4096" ;; # torch.matmul's one launch
+      esac
+      TILEC_EXECUTABLE=bundle/bin/tilec timeout $(( $(left) - 5 )) ncu --clock-control none --section SpeedOfLight \
+        --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+        --section ComputeWorkloadAnalysis --section SchedulerStats --section SourceCounters -k "$kernel" -s $skip -c 1 \
+        -f -o /tmp/run/kernel-$target python3 docs/performance-data/$script > /tmp/run/kernel-$target.log 2>&1
+      log "ncukernels $target rc=$? $(tail -n 1 /tmp/run/kernel-$target.log)"
+      ncu --import /tmp/run/kernel-$target.ncu-rep --page details --csv > "$OUT/ncu-kernel-$target.csv" 2>&1
+      ncu --import /tmp/run/kernel-$target.ncu-rep --page source --csv --print-source sass > /tmp/run/sass-$target.csv 2>&1 \
+        && xz -c /tmp/run/sass-$target.csv > "$OUT/ncu-kernel-sass-$target.csv.xz"
+      log "ncukernels $target pages rc=$? $(wc -c < "$OUT/ncu-kernel-$target.csv") bytes"
     done ;;
   demo)
     TILEC_BUNDLE=bundle timeout $t scripts/demo.sh > "$OUT/demo.log" 2>&1; log "demo rc=$?" ;;

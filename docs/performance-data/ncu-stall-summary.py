@@ -5,11 +5,12 @@ arrival, the arrival itself (the 45 instructions before the block barrier's B2R.
 last block's sum after it. Usage: ncu-stall-summary.py ncu-sass-fp32.csv ncu-sass-split.csv > summary.txt"""
 import collections
 import csv
+import lzma
 import sys
 
 
 def load(path):
-    rows = list(csv.reader(open(path)))
+    rows = list(csv.reader(lzma.open(path, "rt") if path.endswith(".xz") else open(path)))
     start = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
     header = rows[start]
     return header, [dict(zip(header, r)) for r in rows[start + 1:] if len(r) == len(header)]
@@ -25,7 +26,8 @@ def number(text):
 SAMPLES = "Warp Stall Sampling (All Samples)"
 for path in sys.argv[1:]:
     header, code = load(path)
-    strategy = path.rsplit("-", 1)[-1].removesuffix(".csv")
+    strategy = path.rsplit("-", 1)[-1].removesuffix(".xz").removesuffix(".csv")
+    kernel = "kernel" if "ncu-kernel-sass-" in path else "attn_bwd_main"
     reasons = [h for h in header if h.startswith("stall_") and "Not Issued" not in h]
     parts = [("whole kernel", code)]
     barrier = [i for i, x in enumerate(code) if "B2R.RESULT" in x["Source"]]
@@ -40,7 +42,7 @@ for path in sys.argv[1:]:
             for r in reasons:
                 totals[r] += number(x[r])
         samples = sum(number(x[SAMPLES]) for x in part)
-        print(f"attn_bwd_main {strategy:5s} {name}: {int(samples)} warp samples; " +
+        print(f"{kernel} {strategy:5s} {name}: {int(samples)} warp samples; " +
               ", ".join(f"{r[6:]} {int(v)}" for r, v in totals.most_common(6)))
     for x in sorted(code, key=lambda x: -number(x[SAMPLES]))[:8]:
         top = max(reasons, key=lambda r: number(x[r]))

@@ -1,0 +1,19 @@
+# kernels/examples/gemm.tile's gemm_nn, M = N = K = argv[1], run 3 times through tilec's Python package (the call
+# script's `ncukernels` step profiles the third launch with ncu), and torch.matmul at the same shape once after it.
+import os
+import sys
+
+import torch
+import tilec
+
+size = int(sys.argv[1])
+mod = tilec.compile(os.environ.get("TILEC_KERNELS_DIR", "kernels") + "/examples/gemm.tile", kernel="gemm_nn")
+gen = torch.Generator(device="cuda").manual_seed(size)
+a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16, generator=gen)
+b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16, generator=gen)
+c = torch.empty(size, size, device="cuda", dtype=torch.float32)
+for _ in range(3):
+    mod.gemm_nn(a, b, c)
+torch.matmul(a, b)
+torch.cuda.synchronize()
+print("ok")
