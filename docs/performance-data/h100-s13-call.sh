@@ -15,6 +15,10 @@
 #   ncukernels     (session 19, not yet run) ncu details and per-SASS samples of one launch each of attn_fwd, the fp32
 #             attn_bwd_main (S13_NCUK, default "128 4096 16 16 0"), gemm_nn 4096^3 and torch.matmul's kernel 4096^3
 #             -> $OUT/ncu-kernel-<fwd|bwd|gemm|cublas>.csv, ncu-kernel-sass-<...>.csv.xz (~60-120 s)
+#   abgemm    (session 19, not yet run) GEMM A/B: gemm.tile's benchmark through the bundle's tilec and another
+#             (S13_ABGEMM, default "bundle bench-ab/tilec-alt.xz" twice), at stages S13_ABGEMM_STAGES ("3 4") -> $OUT/abgemm/
+#   altcases  (session 19, not yet run) another tilec (S13_ALT, default bench-ab/tilec-alt.xz): every GPU-vs-CPU case
+#             against the bundle's references, compute-sanitizer memcheck/racecheck of its gemm_nn
 #   runtimetests   the runtime's GPU tests alone (tilec_gpu_tests, tilec_runtime_tests: seconds, not the ~220 s of `tests`)
 #   gpurunfallback gpu-run.sh's own `fallback` step (compiler GPU tests + GPU-vs-CPU cases with TILEC_CUDA_ARCH=sm_90)
 #   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
@@ -76,6 +80,33 @@ for s in ${S13_STEPS:?}; do
       ncu --import /tmp/run/src-$a.ncu-rep --page details --csv > "$OUT/ncu-stalls-$a.csv" 2>&1
       ncu --import /tmp/run/src-$a.ncu-rep --page source --csv --print-source sass > "$OUT/ncu-sass-$a.csv" 2>&1
       log "ncusrc $a source page rc=$? $(wc -c < "$OUT/ncu-sass-$a.csv") bytes"
+    done ;;
+  abgemm)
+    # GEMM A/B: gemm.tile's benchmark shapes through each tilec of S13_ABGEMM in turn ("bundle", or an xz of another
+    # tilec under bench-ab/), at each of S13_ABGEMM_STAGES, one repetition each -> $OUT/abgemm/<tilec>-stages<s>-*.csv
+    mkdir -p "$OUT/abgemm"
+    for v in ${S13_ABGEMM:-bundle bench-ab/tilec-alt.xz bundle bench-ab/tilec-alt.xz}; do
+      exe=bundle/bin/tilec tag=bundle
+      if [[ $v != bundle ]]; then tag=$(basename "$v" .xz); xz -dc "$v" > "/tmp/$tag" && chmod +x "/tmp/$tag"; exe=/tmp/$tag; fi
+      for st in ${S13_ABGEMM_STAGES:-3 4}; do
+        TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) python3 tools/bench-attention/bench_attention.py \
+          --out "$OUT/abgemm/$tag-stages$st-$(date +%s).csv" --reps 1 --no-attention --gemm-D stages=$st \
+          >> /tmp/run/abgemm.log 2>&1
+        log "abgemm $tag stages=$st rc=$?"
+      done
+    done ;;
+  altcases)
+    # Another compiler's kernels (S13_ALT: an xz of a tilec under bench-ab/, e.g. a branch's) against this bundle's
+    # CPU references, every GPU-vs-CPU case, then compute-sanitizer memcheck and racecheck of its gemm main loop.
+    xz -dc "${S13_ALT:-bench-ab/tilec-alt.xz}" > /tmp/tilec-alt && chmod +x /tmp/tilec-alt
+    TILEC_KERNELS_DIR=bundle/kernels timeout $t scripts/gpu-cpu-cases.sh check /tmp/tilec-alt bundle/refs \
+      /tmp/run/cases-alt > /tmp/run/cases-alt.log 2>&1
+    log "altcases rc=$? $(tail -n 1 /tmp/run/cases-alt.log)"
+    for tool in memcheck racecheck; do
+      LD_LIBRARY_PATH="$PWD/bundle/bin" timeout $(( $(left) - 5 )) compute-sanitizer --tool $tool --error-exitcode 3 \
+        /tmp/tilec-alt run bundle/kernels/examples/gemm.tile --kernel gemm_nn --target cuda --dim m=200 --dim n=260 \
+        --dim k=1000 > /tmp/run/san-$tool-alt.log 2>&1
+      log "altcases sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/run/san-$tool-alt.log | tail -n 1)"
     done ;;
   ncukernels)
     # The current kernels' bottleneck evidence (issue 10): one launch each (the third: warm) of the forward, the fp32
