@@ -27,6 +27,8 @@ OUT=${OUT:?}
 start=$(date +%s); deadline=$((start + ${S13_BUDGET:-580}))
 left() { echo $((deadline - $(date +%s))); }
 log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$OUT/s13.log"; }
+# Unpacks a tilec packed with xz (bench-ab/<name>.xz) to /tmp/<name>, runnable; prints that path.
+unpack_tilec() { local dest="/tmp/$(basename "$1" .xz)"; xz -dc "$1" > "$dest" && chmod +x "$dest" && echo "$dest"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$OUT/s13.log"
 export TILEC_C_LIBRARY=bundle/bin/libtilec_c.so TILEC_KERNELS_DIR=bundle/kernels PYTHONPATH=python
 mkdir -p /tmp/run
@@ -41,10 +43,10 @@ for s in ${S13_STEPS:?}; do
       --reps 3 --flex-seqs 4096 > "$OUT/bench.log" 2>&1
     log "bench rc=$?" ;;
   ab)
-    xz -dc bench-ab/tilec-old.xz > /tmp/tilec-old && chmod +x /tmp/tilec-old
+    old=$(unpack_tilec bench-ab/tilec-old.xz)
     mkdir -p /tmp/run/ab
     for v in ${S13_AB:-new old new old}; do
-      exe=bundle/bin/tilec; [[ $v == old ]] && exe=/tmp/tilec-old
+      exe=bundle/bin/tilec; [[ $v == old ]] && exe=$old
       TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) python3 tools/bench-attention/bench_attention.py \
         --out "/tmp/run/ab/$v-$(date +%s).csv" --reps 1 --seqs ${S13_AB_SEQS:-1024} --peers fa2 --no-gemm >> /tmp/run/ab/ab.log 2>&1
       log "ab $v rc=$?"
@@ -64,7 +66,7 @@ for s in ${S13_STEPS:?}; do
     runs="new:fp32 new:split"; [[ -f bench-ab/tilec-old.xz ]] && runs+=" old:split"
     for r in $runs; do
       v=${r%%:*} a=${r#*:} exe=bundle/bin/tilec
-      if [[ $v == old ]]; then xz -dc bench-ab/tilec-old.xz > /tmp/tilec-old && chmod +x /tmp/tilec-old; exe=/tmp/tilec-old; fi
+      [[ $v == old ]] && exe=$(unpack_tilec bench-ab/tilec-old.xz)
       TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) ncu --clock-control none --csv -k regex:attn_bwd \
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread \
         python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$OUT/ncu-$v-$a.csv" 2>&1
@@ -87,7 +89,7 @@ for s in ${S13_STEPS:?}; do
     mkdir -p "$OUT/abgemm"
     for v in ${S13_ABGEMM:-bundle bench-ab/tilec-alt.xz bundle bench-ab/tilec-alt.xz}; do
       exe=bundle/bin/tilec tag=bundle
-      if [[ $v != bundle ]]; then tag=$(basename "$v" .xz); xz -dc "$v" > "/tmp/$tag" && chmod +x "/tmp/$tag"; exe=/tmp/$tag; fi
+      if [[ $v != bundle ]]; then tag=$(basename "$v" .xz); exe=$(unpack_tilec "$v"); fi
       for st in ${S13_ABGEMM_STAGES:-3 4}; do
         TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) python3 tools/bench-attention/bench_attention.py \
           --out "$OUT/abgemm/$tag-stages$st-$(date +%s).csv" --reps 1 --no-attention --gemm-D stages=$st \
@@ -98,13 +100,13 @@ for s in ${S13_STEPS:?}; do
   altcases)
     # Another compiler's kernels (S13_ALT: an xz of a tilec under bench-ab/, e.g. a branch's) against this bundle's
     # CPU references, every GPU-vs-CPU case, then compute-sanitizer memcheck and racecheck of its gemm main loop.
-    xz -dc "${S13_ALT:-bench-ab/tilec-alt.xz}" > /tmp/tilec-alt && chmod +x /tmp/tilec-alt
-    TILEC_KERNELS_DIR=bundle/kernels timeout $t scripts/gpu-cpu-cases.sh check /tmp/tilec-alt bundle/refs \
+    alt=$(unpack_tilec "${S13_ALT:-bench-ab/tilec-alt.xz}")
+    TILEC_KERNELS_DIR=bundle/kernels timeout $t scripts/gpu-cpu-cases.sh check "$alt" bundle/refs \
       /tmp/run/cases-alt > /tmp/run/cases-alt.log 2>&1
     log "altcases rc=$? $(tail -n 1 /tmp/run/cases-alt.log)"
     for tool in memcheck racecheck; do
       LD_LIBRARY_PATH="$PWD/bundle/bin" timeout $(( $(left) - 5 )) compute-sanitizer --tool $tool --error-exitcode 3 \
-        /tmp/tilec-alt run bundle/kernels/examples/gemm.tile --kernel gemm_nn --target cuda --dim m=200 --dim n=260 \
+        "$alt" run bundle/kernels/examples/gemm.tile --kernel gemm_nn --target cuda --dim m=200 --dim n=260 \
         --dim k=1000 > /tmp/run/san-$tool-alt.log 2>&1
       log "altcases sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/run/san-$tool-alt.log | tail -n 1)"
     done ;;
