@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 using namespace tilec::runtime;
 
@@ -17,6 +19,13 @@ bool isElf(const std::vector<char> &image) {
 }
 
 } // namespace
+
+TEST_CASE("test binaries run with CUDA_CACHE_DISABLE=1, so NVRTC runs ptxas for every compile", "[compiler]") {
+  // tests/catch_main.cpp sets it (ctest's ENVIRONMENT list never delivered it: catch_discover_tests split it).
+  const char *value = std::getenv("CUDA_CACHE_DISABLE");
+  REQUIRE(value != nullptr);
+  CHECK(std::string(value) == "1");
+}
 
 TEST_CASE("bf16, mma.sync and fp32 atomics compile to an sm_90a CUBIN without a GPU", "[compiler]") {
   Compiler compiler;
