@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # Session 13, one device call: the steps in S13_STEPS, in order, while time is left (each with its rough need).
-#   bench     the issue-10 benchmark on the bundle (all shapes, peers, GEMM)       -> $OUT/bench.csv, bench.log
+# Outputs land in $R = /tmp/run and come back as $OUT/run.tgz beside $OUT/s13.log, the call's step log.
+#   bench     the issue-10 benchmark on the bundle (all shapes, peers, GEMM)       -> $R/bench.csv, bench.log
 #   ab        split A/B at seq 1024: this bundle's tilec against an older one (bench-ab/tilec-old.xz; the log names it)
 #   splitsan  compute-sanitizer memcheck/initcheck/racecheck of the split backward at a tail shape
-#   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $OUT/demo.log
+#   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $R/demo.log
 #   fallback  the compiler GPU tests for sm_90 (no wgmma)
 #   fallbackcases  the GPU-vs-CPU cases (bundle/refs) with TILEC_CUDA_ARCH=sm_90: every kernel on the mma.sync branch
 #   fallbackfuzz   the bundle's fuzz kernels (bundle/kernel-fuzz) on the GPU against the CPU backend, TILEC_CUDA_ARCH=sm_90
 #   ncu       time, DRAM bytes and registers of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4
 #             (S13_NCU: "dim seq heads kv_heads causal", default "64 1024 32 8 1"); with bench-ab/tilec-old.xz the
-#             old compiler's split too                          -> $OUT/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
+#             old compiler's split too                          -> $R/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
 #   ncusrc    (written in session 15, not yet run) warp-state sampling of attn_bwd_main (its third launch), fp32 and split (S13_NCUSRC), same shape as ncu
-#             -> $OUT/ncu-stalls-<strategy>.csv (details page), ncu-sass-<strategy>.csv (samples per SASS instruction)
-#   ncukernels     (session 19, not yet run) ncu details and per-SASS samples of one launch each of attn_fwd, the fp32
+#             -> $R/ncu-stalls-<strategy>.csv (details page), ncu-sass-<strategy>.csv (samples per SASS instruction)
+#   ncukernels     (first run: session 20) ncu details and per-SASS samples of one launch each of attn_fwd, the fp32
 #             attn_bwd_main (S13_NCUK, default "128 4096 16 16 0"), gemm_nn 4096^3 and torch.matmul's kernel 4096^3
-#             -> $OUT/ncu-kernel-<fwd|bwd|gemm|cublas>.csv, ncu-kernel-sass-<...>.csv.xz (~60-120 s)
-#   abgemm    (session 19, not yet run) GEMM A/B: gemm.tile's benchmark through the bundle's tilec and another
-#             (S13_ABGEMM, default "bundle bench-ab/tilec-alt.xz" twice), at stages S13_ABGEMM_STAGES ("3 4") -> $OUT/abgemm/
-#   altcases  (session 19, not yet run) another tilec (S13_ALT, default bench-ab/tilec-alt.xz): every GPU-vs-CPU case
+#             -> $R/ncu-kernel-<fwd|bwd|gemm|cublas>.csv, ncu-kernel-sass-<...>.csv.xz (~60-120 s)
+#   abgemm    (first run: session 20) GEMM A/B: gemm.tile's benchmark through the bundle's tilec and another
+#             (S13_ABGEMM, default "bundle bench-ab/tilec-alt.xz" twice), at stages S13_ABGEMM_STAGES ("3 4") -> $R/abgemm/
+#   altcases  (first run: session 20) another tilec (S13_ALT, default bench-ab/tilec-alt.xz): every GPU-vs-CPU case
 #             against the bundle's references, compute-sanitizer memcheck/racecheck of its gemm_nn
 #   runtimetests   the runtime's GPU tests alone (tilec_gpu_tests, tilec_runtime_tests: seconds, not the ~220 s of `tests`)
 #   gpurunfallback gpu-run.sh's own `fallback` step (compiler GPU tests + GPU-vs-CPU cases with TILEC_CUDA_ARCH=sm_90)
@@ -31,7 +32,10 @@ log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$OUT/s13.log"; }
 unpack_tilec() { local dest="/tmp/$(basename "$1" .xz)"; xz -dc "$1" > "$dest" && chmod +x "$dest" && echo "$dest"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$OUT/s13.log"
 export TILEC_C_LIBRARY=bundle/bin/libtilec_c.so TILEC_KERNELS_DIR=bundle/kernels PYTHONPATH=python
-mkdir -p /tmp/run
+# Every output goes to $R, packed into $OUT/run.tgz after each step: the device returns at most 8 files. A machine
+# can come back with an earlier call's /tmp/run, so it starts empty.
+R=/tmp/run
+rm -rf "$R" && mkdir -p "$R"
 scripts/bundle-unpack.sh bundle
 for s in ${S13_STEPS:?}; do
   name=${s%%:*} need=${s#*:}
@@ -39,8 +43,8 @@ for s in ${S13_STEPS:?}; do
   t=$(( $(left) - 5 ))
   case $name in
   bench)
-    TILEC_EXECUTABLE=bundle/bin/tilec timeout $t python3 tools/bench-attention/bench_attention.py --out "$OUT/bench.csv" \
-      --reps 3 --flex-seqs 4096 > "$OUT/bench.log" 2>&1
+    TILEC_EXECUTABLE=bundle/bin/tilec timeout $t python3 tools/bench-attention/bench_attention.py --out "$R/bench.csv" \
+      --reps 3 --flex-seqs 4096 > "$R/bench.log" 2>&1
     log "bench rc=$?" ;;
   ab)
     old=$(unpack_tilec bench-ab/tilec-old.xz)
@@ -60,8 +64,8 @@ for s in ${S13_STEPS:?}; do
     done ;;
   compile)
     LD_LIBRARY_PATH="$PWD/bundle/bin" CUDA_CACHE_DISABLE=1 timeout $t bundle/bin/tilec-bench-attention bundle/kernels \
-      --compile-times > "$OUT/compile-times.txt" 2>&1
-    log "compile-times rc=$? $(tr '\n' '|' < "$OUT/compile-times.txt" | tail -c 600)" ;;
+      --compile-times > "$R/compile-times.txt" 2>&1
+    log "compile-times rc=$? $(tr '\n' '|' < "$R/compile-times.txt" | tail -c 600)" ;;
   ncu)
     runs="new:fp32 new:split"; [[ -f bench-ab/tilec-old.xz ]] && runs+=" old:split"
     for r in $runs; do
@@ -69,7 +73,7 @@ for s in ${S13_STEPS:?}; do
       [[ $v == old ]] && exe=$(unpack_tilec bench-ab/tilec-old.xz)
       TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) ncu --clock-control none --csv -k regex:attn_bwd \
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread \
-        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$OUT/ncu-$v-$a.csv" 2>&1
+        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$R/ncu-$v-$a.csv" 2>&1
       log "ncu $v $a rc=$?"
     done ;;
   ncusrc)
@@ -79,20 +83,20 @@ for s in ${S13_STEPS:?}; do
         --section SourceCounters -k regex:attn_bwd_main -s 2 -c 1 -f -o /tmp/run/src-$a \
         python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > /tmp/run/src-$a.log 2>&1
       log "ncusrc $a rc=$?"
-      ncu --import /tmp/run/src-$a.ncu-rep --page details --csv > "$OUT/ncu-stalls-$a.csv" 2>&1
-      ncu --import /tmp/run/src-$a.ncu-rep --page source --csv --print-source sass > "$OUT/ncu-sass-$a.csv" 2>&1
-      log "ncusrc $a source page rc=$? $(wc -c < "$OUT/ncu-sass-$a.csv") bytes"
+      ncu --import /tmp/run/src-$a.ncu-rep --page details --csv > "$R/ncu-stalls-$a.csv" 2>&1
+      ncu --import /tmp/run/src-$a.ncu-rep --page source --csv --print-source sass > "$R/ncu-sass-$a.csv" 2>&1
+      log "ncusrc $a source page rc=$? $(wc -c < "$R/ncu-sass-$a.csv") bytes"
     done ;;
   abgemm)
     # GEMM A/B: gemm.tile's benchmark shapes through each tilec of S13_ABGEMM in turn ("bundle", or an xz of another
-    # tilec under bench-ab/), at each of S13_ABGEMM_STAGES, one repetition each -> $OUT/abgemm/<tilec>-stages<s>-*.csv
-    mkdir -p "$OUT/abgemm"
+    # tilec under bench-ab/), at each of S13_ABGEMM_STAGES, one repetition each -> $R/abgemm/<tilec>-stages<s>-*.csv
+    mkdir -p "$R/abgemm"
     for v in ${S13_ABGEMM:-bundle bench-ab/tilec-alt.xz bundle bench-ab/tilec-alt.xz}; do
       exe=bundle/bin/tilec tag=bundle
       if [[ $v != bundle ]]; then tag=$(basename "$v" .xz); exe=$(unpack_tilec "$v"); fi
       for st in ${S13_ABGEMM_STAGES:-3 4}; do
         TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) python3 tools/bench-attention/bench_attention.py \
-          --out "$OUT/abgemm/$tag-stages$st-$(date +%s).csv" --reps 1 --no-attention --gemm-D stages=$st \
+          --out "$R/abgemm/$tag-stages$st-$(date +%s).csv" --reps 1 --no-attention --gemm-D stages=$st \
           >> /tmp/run/abgemm.log 2>&1
         log "abgemm $tag stages=$st rc=$?"
       done
@@ -127,13 +131,13 @@ for s in ${S13_STEPS:?}; do
         --section ComputeWorkloadAnalysis --section SchedulerStats --section SourceCounters -k "$kernel" -s $skip -c 1 \
         -f -o /tmp/run/kernel-$target python3 docs/performance-data/$script > /tmp/run/kernel-$target.log 2>&1
       log "ncukernels $target rc=$? $(tail -n 1 /tmp/run/kernel-$target.log)"
-      ncu --import /tmp/run/kernel-$target.ncu-rep --page details --csv > "$OUT/ncu-kernel-$target.csv" 2>&1
-      ncu --import /tmp/run/kernel-$target.ncu-rep --page source --csv --print-source sass > /tmp/run/sass-$target.csv 2>&1 \
-        && xz -c /tmp/run/sass-$target.csv > "$OUT/ncu-kernel-sass-$target.csv.xz"
-      log "ncukernels $target pages rc=$? $(wc -c < "$OUT/ncu-kernel-$target.csv") bytes"
+      ncu --import /tmp/run/kernel-$target.ncu-rep --page details --csv > "$R/ncu-kernel-$target.csv" 2>&1
+      ncu --import /tmp/run/kernel-$target.ncu-rep --page source --csv --print-source sass > /tmp/sass-$target.csv 2>&1 \
+        && xz -c /tmp/sass-$target.csv > "$R/ncu-kernel-sass-$target.csv.xz"
+      log "ncukernels $target pages rc=$? $(wc -c < "$R/ncu-kernel-$target.csv") bytes"
     done ;;
   demo)
-    TILEC_BUNDLE=bundle timeout $t scripts/demo.sh > "$OUT/demo.log" 2>&1; log "demo rc=$?" ;;
+    TILEC_BUNDLE=bundle timeout $t scripts/demo.sh > "$R/demo.log" 2>&1; log "demo rc=$?" ;;
   fallback)
     LD_LIBRARY_PATH="$PWD/bundle/bin" TILEC_CUDA_ARCH=sm_90 CUDA_CACHE_DISABLE=1 TILEC_CACHE=0 \
       timeout $t bundle/bin/tilec_compiler_gpu_tests "[gpu]" > /tmp/run/fallback-sm90.log 2>&1
@@ -162,6 +166,6 @@ for s in ${S13_STEPS:?}; do
     log "$name rc=$? $(grep -v '^gpu-run:' /tmp/run/$name/summary.txt | tr '\n' '|')" ;;
   esac
   # After every step, so a call cut off at the device's limit still brings back the logs of the steps it finished.
-  tar czf "$OUT/.run.tgz" -C /tmp run && mv "$OUT/.run.tgz" "$OUT/run.tgz"
+  tar czf "$OUT/.run.tgz" --exclude='*.ncu-rep' -C /tmp run && mv "$OUT/.run.tgz" "$OUT/run.tgz"
 done
 log "done"

@@ -143,6 +143,10 @@ LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   // wgmmas still in flight at the end of an iteration are waited for there, not at the next iteration's barrier:
   // left in flight across the back edge, ptxas serialises every wgmma of the kernel (C7515: it sees the
   // loop-carried accumulators defined between the wgmma and its wait), measured on gemm.tile and attn_fwd.
+  // Fencing the accumulator's zeroing avoids C7515, but the wgmmas can then stay in flight only if the copies go
+  // one iteration less ahead (they would overwrite the stage being read): on the H100 gemm.tile took 3-10 % more
+  // time at 3 stages, and 4 stages (one block per SM) more still (branch gemm-wgmma-in-flight; docs/performance.md,
+  // session 20).
   LogicalResult r = emitBlock(loop.getBodyBlock());
   close();
   line() << "tilec::device::cp_async_wait_all();\n";
