@@ -17,7 +17,8 @@
 #             attn_bwd_main (S13_NCUK, default "128 4096 16 16 0"), gemm_nn 4096^3 and torch.matmul's kernel 4096^3
 #             -> $R/ncu-kernel-<fwd|bwd|gemm|cublas>.csv, ncu-kernel-sass-<...>.csv.xz (~60-120 s)
 #   abgemm    (first run: session 20) GEMM A/B: gemm.tile's benchmark through the bundle's tilec and another
-#             (S13_ABGEMM, default "bundle bench-ab/tilec-alt.xz" twice), at stages S13_ABGEMM_STAGES ("3 4") -> $R/abgemm/
+#             (S13_ABGEMM, default "bundle bench-ab/tilec-alt.xz" twice), at each of S13_ABGEMM_CONFIGS (gemm.tile
+#             constants: "stages=3 stages=4,block_n=256"; default stages S13_ABGEMM_STAGES, "3 4") -> $R/abgemm/
 #   altcases  (first run: session 20) another tilec (S13_ALT, default bench-ab/tilec-alt.xz): every GPU-vs-CPU case
 #             against the bundle's references, compute-sanitizer memcheck/racecheck of its gemm_nn
 #   runtimetests   the runtime's GPU tests alone (tilec_gpu_tests, tilec_runtime_tests: seconds, not the ~220 s of `tests`)
@@ -89,16 +90,21 @@ for s in ${S13_STEPS:?}; do
     done ;;
   abgemm)
     # GEMM A/B: gemm.tile's benchmark shapes through each tilec of S13_ABGEMM in turn ("bundle", or an xz of another
-    # tilec under bench-ab/), at each of S13_ABGEMM_STAGES, one repetition each -> $R/abgemm/<tilec>-stages<s>-*.csv
+    # tilec under bench-ab/), at each configuration of S13_ABGEMM_CONFIGS (gemm.tile constants, comma-separated:
+    # "stages=3 stages=4,block_n=256"; default: stages=N for each N of S13_ABGEMM_STAGES), one repetition each
+    # -> $R/abgemm/<tilec>-<configuration>-*.csv, and the benchmark's output in $R/abgemm.log, each run headed there.
     mkdir -p "$R/abgemm"
+    configs=${S13_ABGEMM_CONFIGS:-$(for st in ${S13_ABGEMM_STAGES:-3 4}; do printf 'stages=%s ' "$st"; done)}
     for v in ${S13_ABGEMM:-bundle bench-ab/tilec-alt.xz bundle bench-ab/tilec-alt.xz}; do
       exe=bundle/bin/tilec tag=bundle
       if [[ $v != bundle ]]; then tag=$(basename "$v" .xz); exe=$(unpack_tilec "$v"); fi
-      for st in ${S13_ABGEMM_STAGES:-3 4}; do
+      for cfg in $configs; do
+        defines=(); for d in ${cfg//,/ }; do defines+=(--gemm-D "$d"); done
+        echo "# abgemm $tag $cfg" >> "$R/abgemm.log"
         TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) python3 tools/bench-attention/bench_attention.py \
-          --out "$R/abgemm/$tag-stages$st-$(date +%s).csv" --reps 1 --no-attention --gemm-D stages=$st \
-          >> /tmp/run/abgemm.log 2>&1
-        log "abgemm $tag stages=$st rc=$?"
+          --out "$R/abgemm/$tag-${cfg//[=,]/_}-$(date +%s).csv" --reps 1 --no-attention "${defines[@]}" \
+          >> "$R/abgemm.log" 2>&1
+        log "abgemm $tag $cfg rc=$?"
       done
     done ;;
   altcases)
