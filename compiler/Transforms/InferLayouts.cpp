@@ -183,6 +183,34 @@ private:
     return out;
   }
 
+  /// The whole-tile ops a parallel loop's body may hold (at any depth): each runs once per iteration of the loop,
+  /// in the thread that runs the iteration (the CUDA emitter's per-iteration form). The element form of an atomic
+  /// takes no tile operand and is not one of them.
+  static bool runsPerIteration(Operation *op) {
+    if (!op->getParentOfType<ParallelOp>())
+      return false;
+    if (isa<CopyOp, FillOp>(op))
+      return true;
+    if (auto add = dyn_cast<AtomicAddOp>(op))
+      return !add.isElementForm();
+    if (auto rmw = dyn_cast<AtomicRmwOp>(op))
+      return !rmw.isElementForm();
+    return false;
+  }
+
+  /// The tile operands of such an op, and which of them it writes.
+  static SmallVector<std::pair<Value, bool>> tileOperands(Operation *op) {
+    if (auto copy = dyn_cast<CopyOp>(op))
+      return {{copy.getSource(), false}, {copy.getTarget(), true}};
+    if (auto fill = dyn_cast<FillOp>(op))
+      return {{fill.getTarget(), true}};
+    if (auto add = dyn_cast<AtomicAddOp>(op))
+      return {{add.getValue(), false}, {add.getDest(), true}};
+    if (auto rmw = dyn_cast<AtomicRmwOp>(op))
+      return {{rmw.getValue(), false}, {rmw.getDest(), true}};
+    return {};
+  }
+
   // Step 1.
   void markReplicated() {
     auto replicate = [&](Value tile) {
@@ -197,6 +225,13 @@ private:
         Value base = gpu::baseBuffer(region.getSource());
         if (isFragmentAlloc(base))
           replicate(base);
+        return;
+      }
+      // A whole fragment that a per-iteration op reads or writes: each iteration's thread needs all of it.
+      if (runsPerIteration(op)) {
+        for (auto [operand, written] : tileOperands(op))
+          if (isFragmentAlloc(operand))
+            replicate(operand);
         return;
       }
       if (!isa<memref::LoadOp, memref::StoreOp>(op))
@@ -499,7 +534,7 @@ private:
   // copies would miss its writes. The loop works on a shared copy instead: the tile is copied in before the loop
   // (elements no iteration writes keep their values), every use of it in the loop goes to the copy, and the copy
   // comes back to every thread after the loop (tile-place-barriers orders the three).
-  void writeThroughShared(ParallelOp loop, Value buffer, const FragmentLayout &driver) {
+  void writeThroughShared(ParallelOp loop, Value buffer, const FragmentLayout &driver, StringRef why) {
     if (!stagedWrites.insert({loop.getOperation(), buffer}).second)
       return;
     Value staged = stagingTile(buffer, shapeOf(buffer), loop.getLoc());
@@ -508,15 +543,58 @@ private:
     b.setInsertionPointAfter(loop);
     CopyOp::create(b, loop.getLoc(), staged, buffer);
     buffer.replaceUsesWithIf(staged, [&](OpOperand &use) { return loop->isProperAncestor(use.getOwner()); });
-    loop.emitRemark() << "'" << gpu::nameOf(buffer) << "' is held whole by every thread, but this loop is spread "
-                      << "over the threads as " << driver.name() << " and writes it; the loop works on '"
-                      << gpu::nameOf(staged) << "' in shared memory, copied in before it and back after it";
+    // Regions of it inside the loop now view the shared copy (a region's type names its memory space).
+    SmallVector<Value> views{staged};
+    while (!views.empty()) {
+      Value v = views.pop_back_val();
+      for (Operation *user : v.getUsers())
+        if (auto region = dyn_cast<RegionOp>(user); region && region.getSource() == v) {
+          auto type = cast<RegionType>(region.getType());
+          region.getResult().setType(RegionType::get(type.getContext(), type.getShape(), type.getElementType(),
+                                                     MemorySpace::Shared));
+          views.push_back(region.getResult());
+        }
+    }
+    loop.emitRemark() << "'" << gpu::nameOf(buffer) << "' (" << layouts.find(buffer)->second.name() << ") " << why
+                      << "; the loop (" << driver.name() << ") works on '" << gpu::nameOf(staged)
+                      << "' in shared memory, copied in before it and back after it";
+  }
+
+  /// Refuses, at the op, what a parallel loop's body may not hold on the GPU: each of these spreads its own work
+  /// over the block's threads (and may synchronize them), which the loop's iterations, spread over the same threads,
+  /// cannot do once per iteration.
+  LogicalResult checkParallelBody(ParallelOp loop) {
+    LogicalResult result = success();
+    loop.getBodyBlock().walk([&](Operation *op) {
+      if (isa<AllocOp>(op)) {
+        op->emitError() << "a tile allocated inside a parallel loop is not supported on the GPU: the GPU lowering "
+                           "places tiles once per block, not once per iteration; allocate it before the loop";
+        result = failure();
+        return;
+      }
+      const char *what = isa<GemmOp>(op)       ? "a gemm"
+                         : isa<ReduceOp>(op)   ? "a reduction"
+                         : isa<ParallelOp>(op) ? "a parallel loop"
+                         : isa<DiscardOp>(op)  ? "a discard"
+                                               : nullptr;
+      if (!what)
+        return;
+      op->emitError() << what << " inside a parallel loop is not supported on the GPU: the loop's iterations are "
+                      << "spread over the block's threads, and " << what
+                      << " needs all of them; move it out of the loop";
+      result = failure();
+    });
+    return result;
   }
 
   // Step 5b: how each parallel loop is spread, and a check of every fragment access in it.
   LogicalResult annotateLoops() {
     LogicalResult result = success();
     kernel.walk([&](ParallelOp loop) {
+      if (failed(checkParallelBody(loop))) {
+        result = failure();
+        return;
+      }
       SmallVector<Access> accesses = accessesIn(loop);
       auto extents = loop.getExtents();
       std::vector<int64_t> space(extents.begin(), extents.end());
@@ -528,15 +606,43 @@ private:
       if (!driver)
         driver = writesReplicated ? FragmentLayout::replicated(space, threads)
                                   : FragmentLayout::blocked(space, threads, 1);
+      // Register tiles the loop writes other than in place, each thread its own elements: through shared memory.
+      llvm::MapVector<Value, std::string> staged;
       for (const Access &a : accesses) {
-        if (!layouts.count(a.buffer))
-          continue; // shared or global
+        if (!a.isStore || !layouts.count(a.buffer) || staged.count(a.buffer))
+          continue;
         const FragmentLayout &l = layouts.find(a.buffer)->second;
         if (l.isReplicated()) {
-          if (a.isStore && !driver->isReplicated())
-            writeThroughShared(loop, a.buffer, *driver);
+          if (!driver->isReplicated())
+            staged[a.buffer] = "is held whole by every thread, but this loop is spread over the threads and writes it";
           continue;
         }
+        std::vector<int> dims(a.dims.begin(), a.dims.end());
+        std::vector<int64_t> constants(a.constants.begin(), a.constants.end());
+        if (!a.simple || !cuda::registerAccessMap(*driver, l, dims, constants))
+          staged[a.buffer] = "is written in this loop at elements that its threads do not hold";
+        else if (!cuda::writesReachEveryReplica(*driver, l, dims, constants))
+          staged[a.buffer] = "is written in this loop by one thread per element, while several threads hold each element";
+      }
+      loop.getBodyBlock().walk([&](Operation *op) {
+        if (!runsPerIteration(op))
+          return;
+        for (auto [operand, written] : tileOperands(op)) {
+          Value base = gpu::baseBuffer(operand);
+          if (!written || !layouts.count(base) || staged.count(base))
+            continue;
+          if (!driver->isReplicated())
+            staged[base] = "is written by a whole-tile op once per iteration of this loop, which one thread runs";
+        }
+      });
+      for (auto &[buffer, why] : staged)
+        writeThroughShared(loop, buffer, *driver, why);
+      for (const Access &a : accesses) {
+        if (!layouts.count(a.buffer) || staged.count(a.buffer))
+          continue; // shared or global, or now a shared copy
+        const FragmentLayout &l = layouts.find(a.buffer)->second;
+        if (l.isReplicated())
+          continue;
         if (!a.simple || !cuda::registerAccessMap(*driver, l, std::vector<int>(a.dims.begin(), a.dims.end()),
                                                   std::vector<int64_t>(a.constants.begin(), a.constants.end()))) {
           if (readThroughCopy(loop, *driver, a, accesses))
@@ -547,6 +653,26 @@ private:
           result = failure();
         }
       }
+      // Every register tile a per-iteration op touches is now held whole by each thread (markReplicated), in
+      // registers for reading or in a shared copy for writing (above), unless the op reaches it through a region
+      // made outside the loop, which the copy does not replace.
+      loop.getBodyBlock().walk([&](Operation *op) {
+        if (!runsPerIteration(op))
+          return;
+        for (auto [operand, written] : tileOperands(op)) {
+          Value base = gpu::baseBuffer(operand);
+          if (!layouts.count(base))
+            continue;
+          const FragmentLayout &l = layouts.find(base)->second;
+          if (l.isReplicated() && (!written || driver->isReplicated()))
+            continue;
+          op->emitError() << "'" << gpu::nameOf(base) << "' (" << l.name() << ") is "
+                          << (written ? "written" : "read")
+                          << " by this op once per iteration of the enclosing parallel loop, which the GPU lowering "
+                             "cannot lower here; not supported yet";
+          result = failure();
+        }
+      });
       loop->setAttr(gpu::kLayoutAttr, StringAttr::get(kernel.getContext(), driver->name()));
     });
     return result;

@@ -181,6 +181,12 @@ struct MultiBuffer : tilec::impl::MultiBufferBase<MultiBuffer> {
       }
       if (stages < 2)
         return;
+      if (loop->getParentOfType<ParallelOp>()) {
+        // Each iteration of the parallel loop runs this loop alone, in its own thread: nothing to share a prefetch.
+        loop.emitRemark() << "pipelined loop (stages " << stages
+                          << ") inside a parallel loop: each iteration's thread runs it as a plain loop";
+        return;
+      }
       Builder b(loop.getContext());
       int prefetched = 0;
       for (Operation &op : loop.getBodyBlock()) {

@@ -304,6 +304,8 @@ static bool emitPackedFragmentToShared(KernelEmitter &e, CopyOp copy, const Tile
 }
 
 LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
+  if (currentLoop) // once per iteration of the enclosing parallel loop, by its thread
+    return emitElementwiseCopy(copy);
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
   bool dynamicLast = false;
   // A dynamic last extent is checked at run time; a prefetched copy (cp.async into the buffer of a later iteration)
@@ -347,19 +349,23 @@ LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
 LogicalResult KernelEmitter::emitElementwiseCopy(CopyOp copy) {
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
   Type from = src.buffer->element, to = dst.buffer->element;
-  std::optional<FragmentLayout> driver;
+  std::optional<FragmentLayout> driver, blockDriver;
   const std::vector<int64_t> *driverShape = nullptr;
-  if (isDistributed(*dst.buffer) && isWhole(copy.getTarget())) {
-    driver = *dst.buffer->layout;
+  if (currentLoop) {
+    // Once per iteration (openTileOpLoop); layout inference leaves no distributed fragment operand here.
+  } else if (isDistributed(*dst.buffer) && isWhole(copy.getTarget())) {
+    blockDriver = *dst.buffer->layout;
     driverShape = &dst.buffer->shape;
   } else if (isDistributed(*src.buffer) && isWhole(copy.getSource())) {
-    driver = *src.buffer->layout;
+    blockDriver = *src.buffer->layout;
     driverShape = &src.buffer->shape;
-  } else {
-    bool everyThread = dst.buffer->layout && dst.buffer->layout->isReplicated();
-    driver = plainDriver(dst.squeezed(), threads, everyThread);
   }
-  SlotLoop sl = openSlotLoop(*driver, "copy " + gpu::nameOf(copy.getSource()) + " -> " + dst.buffer->var);
+  if (!blockDriver) {
+    bool everyThread = dst.buffer->layout && dst.buffer->layout->isReplicated();
+    blockDriver = plainDriver(dst.squeezed(), threads, everyThread);
+  }
+  SlotLoop sl = openTileOpLoop(driver, *blockDriver, dst.squeezed(),
+                               "copy " + gpu::nameOf(copy.getSource()) + " -> " + dst.buffer->var);
   std::vector<std::string> coords = driverShape ? squeezeCoords(*driverShape, sl.coords) : sl.coords;
   if (!driverShape && dst.squeezed().empty())
     coords.clear();

@@ -156,12 +156,12 @@ LogicalResult KernelEmitter::emitElementAccess(Operation *op) {
 LogicalResult KernelEmitter::emitFill(FillOp fill) {
   TileRef dst = ref(fill.getTarget());
   std::optional<FragmentLayout> driver;
-  bool whole = isDistributed(*dst.buffer) && isWhole(fill.getTarget());
-  if (whole)
-    driver = *dst.buffer->layout;
-  else
-    driver = plainDriver(dst.squeezed(), threads, dst.buffer->layout && dst.buffer->layout->isReplicated());
-  SlotLoop sl = openSlotLoop(*driver, "fill " + dst.buffer->var);
+  bool whole = !currentLoop && isDistributed(*dst.buffer) && isWhole(fill.getTarget());
+  SlotLoop sl = openTileOpLoop(driver,
+                               whole ? *dst.buffer->layout
+                                     : plainDriver(dst.squeezed(), threads,
+                                                   dst.buffer->layout && dst.buffer->layout->isReplicated()),
+                               dst.squeezed(), "fill " + dst.buffer->var);
   std::vector<std::string> coords = whole ? squeezeCoords(dst.buffer->shape, sl.coords) : sl.coords;
   if (!whole && dst.squeezed().empty())
     coords.clear();
@@ -212,9 +212,12 @@ static std::string atomicStatement(const AtomicUpdate &op, const Buffer &dst, co
     return "tilec::device::atomic_add_f32" + suffix + "(" + address + ", " + v + ");";
   if (t.isInteger(32))
     return "tilec::device::atomic_add_i32" + suffix + "(" + address + ", (int)(" + v + "));";
+  if (!suffix.empty() && (t.isBF16() || t.isF16()))
+    return std::string("tilec::device::atomic_add_") + (t.isBF16() ? "bf16" : "f16") +
+           "_ordered<tilec::device::add_order::" + suffix.substr(1) + ">(" + address + ", " + v + ");";
   if (!suffix.empty()) {
     *error = "atomic_add with order " + stringifyMemoryOrder(op.order).str() + " into " +
-             KernelEmitter::cType(t) + " is not supported on the GPU yet (only f32 and i32 take an order)";
+             KernelEmitter::cType(t) + " is not supported on the GPU (f32, i32, bf16 and f16 take an order)";
     return "";
   }
   // The 16-bit adds are red.global: a shared destination takes the generic-address forms.
@@ -258,6 +261,8 @@ LogicalResult KernelEmitter::emitAtomic(const AtomicUpdate &op) {
     line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
     return success();
   }
+  if (currentLoop)
+    return emitRegionAtomic(op, 1);
   // An exclusive add of a whole fragment (the block owns those elements: flash attention's dK/dV under MHA) is a
   // read-modify-write; every read is issued before the first write (below).
   TileRef src = ref(op.value), dst = ref(op.dest);
@@ -293,16 +298,19 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
   Type f32 = Float32Type::get(kernel.getContext());
   TileRef src = ref(op.value), dst = ref(op.dest);
   std::optional<FragmentLayout> driver;
-  bool whole = isDistributed(*src.buffer) && isWhole(op.value);
-  if (whole)
-    driver = *src.buffer->layout;
-  else
-    driver = plainDriver(src.squeezed(), threads, false);
+  bool whole = !currentLoop && isDistributed(*src.buffer) && isWhole(op.value);
   std::string what = "atomic_" + op.combiner + " " + gpu::nameOf(op.value) + " -> " + dst.buffer->var;
   if (width > 1)
     what += ": " + std::to_string(width) +
             (op.writeOnce ? "-element vector stores (write once)" : "-element vector reductions");
-  SlotLoop sl = openSlotLoop(*driver, what, width);
+  SlotLoop sl;
+  if (width > 1) {
+    driver = *src.buffer->layout; // emitAtomic chose the vector form for a whole distributed fragment
+    sl = openSlotLoop(*driver, what, width);
+  } else {
+    sl = openTileOpLoop(driver, whole ? *src.buffer->layout : plainDriver(src.squeezed(), threads, false),
+                        src.squeezed(), what);
+  }
   std::vector<std::string> coords = whole ? squeezeCoords(src.buffer->shape, sl.coords) : sl.coords;
   if (!whole && src.squeezed().empty())
     coords.clear();

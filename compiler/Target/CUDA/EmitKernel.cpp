@@ -182,7 +182,7 @@ std::string KernelEmitter::slotMapExpr(const SlotMap &map, const std::string &sl
 }
 
 SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step, int64_t first,
-                                     int64_t end) {
+                                     int64_t end, bool declarePrimary) {
   if (end < 0)
     end = l.numSlots();
   SlotLoop loop;
@@ -196,7 +196,7 @@ SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string 
     line() << "[[maybe_unused]] const int " << base << " = " << threadPart(l, d) << ";\n";
     bases.push_back(base);
   }
-  std::string primary = primaryCondition(l);
+  std::string primary = declarePrimary ? primaryCondition(l) : std::string();
   if (!primary.empty()) {
     loop.primary = fresh("primary");
     line() << "[[maybe_unused]] const bool " << loop.primary << " = " << primary << ";\n";
@@ -215,6 +215,19 @@ SlotLoop KernelEmitter::openSlotLoop(const FragmentLayout &l, const std::string 
   if (!inBounds.empty())
     open("if (" + inBounds + ")");
   return loop;
+}
+
+SlotLoop KernelEmitter::openTileOpLoop(std::optional<FragmentLayout> &driver, const FragmentLayout &blockDriver,
+                                       const std::vector<int64_t> &shape, const std::string &what) {
+  if (!currentLoop) {
+    driver = blockDriver;
+    return openSlotLoop(*driver, what);
+  }
+  driver = perIterationDriver(shape, threads);
+  SlotLoop sl = openSlotLoop(*driver, what + ", once per iteration of the enclosing parallel loop", 1, 0, -1,
+                             /*declarePrimary=*/false);
+  sl.primary = currentLoop->primary;
+  return sl;
 }
 
 void KernelEmitter::closeSlotLoop(const FragmentLayout &l) {
@@ -324,6 +337,11 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
 LogicalResult KernelEmitter::emitOpBody(Operation *op) {
   if (isa<AllocOp, RegionOp, scf::YieldOp>(op))
     return success();
+  // Ops that spread their work over (or synchronize) the block's threads cannot run once per iteration of a
+  // parallel loop; tile-infer-layouts refuses them there.
+  if (currentLoop && isa<ParallelOp, GemmOp, ReduceOp, DiscardOp, BarrierOp, ArriveLastOp>(op))
+    return op->emitError("internal compiler error: this op cannot run inside a parallel loop on the GPU, and "
+                         "tile-infer-layouts should have refused it; please report it with this kernel");
   if (isa<BarrierOp>(op)) {
     emitBarrier();
     return success();

@@ -90,6 +90,13 @@ inline FragmentLayout plainDriver(const std::vector<int64_t> &shape, int64_t thr
   return everyThread ? FragmentLayout::replicated(s, threads) : FragmentLayout::blocked(s, threads, 1);
 }
 
+/// Inside a parallel loop's body, a whole-tile op (copy, fill, region atomic) runs once per iteration, in the threads
+/// that run the iteration: each of them walks the op's whole tile, element by element, and the loop's primary one
+/// performs the side effects. The slot loop over a layout of `shape` held whole by every thread.
+inline FragmentLayout perIterationDriver(const std::vector<int64_t> &shape, int64_t threads) {
+  return FragmentLayout::replicated(shape.empty() ? std::vector<int64_t>{1} : shape, threads);
+}
+
 /// A C literal for `v` as a value of float type `t`: exact (9 significant digits for f32), and inf/NaN as bit
 /// patterns (NVRTC has no INFINITY without math headers).
 std::string floatLiteral(double v, mlir::Type t);
@@ -163,8 +170,14 @@ public:
   /// Opens `for (slot ...)` over `l`, binding coordinates; the caller emits the body, then calls closeSlotLoop.
   /// With `step` > 1 the loop visits every step-th slot (vector accesses cover the slots in between).
   /// Slots [first, end) only, where given (end -1: every slot).
+  /// Without `declarePrimary` the caller sets the loop's primary condition itself.
   SlotLoop openSlotLoop(const FragmentLayout &l, const std::string &what, int64_t step = 1, int64_t first = 0,
-                        int64_t end = -1);
+                        int64_t end = -1, bool declarePrimary = true);
+  /// The slot loop of a whole-tile op over a tile of `shape` (squeezed): spread over the block's threads by
+  /// `blockDriver`, or, inside a parallel loop, once per iteration (perIterationDriver) with the enclosing loop's
+  /// primary condition. `driver` receives the layout, which closeSlotLoop needs.
+  SlotLoop openTileOpLoop(std::optional<FragmentLayout> &driver, const FragmentLayout &blockDriver,
+                          const std::vector<int64_t> &shape, const std::string &what);
   void closeSlotLoop(const FragmentLayout &l);
   /// C expression for reading / a statement writing element `coords` (squeezed window coordinates) of `r`, inside
   /// `loop` (the loop that drives the op; coordinates in its terms). `converted` reads convert to `to`.

@@ -121,7 +121,7 @@ tile.kernel @mixed(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0
   %acc = tile.alloc : memref<64x64xf32, #tile.space<fragment>> loc("acc")
   %t = tile.alloc : memref<64xf32, #tile.space<fragment>> loc("t")
   tile.gemm %x_s, %x_s -> %acc clear : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
-  // expected-remark @below {{'t' is held whole by every thread, but this loop is spread over the threads as mma_c 64x64 warps 2x2 and writes it; the loop works on 't_staged' in shared memory, copied in before it and back after it}}
+  // expected-remark @below {{'t' (replicated 64) is held whole by every thread, but this loop is spread over the threads and writes it; the loop (mma_c 64x64 warps 2x2) works on 't_staged' in shared memory, copied in before it and back after it}}
   tile.parallel (%r, %c) in [64, 64] {
     %v = memref.load %acc[%r, %c] : memref<64x64xf32, #tile.space<fragment>>
     memref.store %v, %t[%r] : memref<64xf32, #tile.space<fragment>>

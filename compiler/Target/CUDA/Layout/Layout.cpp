@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cctype>
 #include <map>
+#include <set>
 #include <numeric>
 #include <sstream>
 
@@ -268,6 +269,36 @@ std::optional<SlotMap> registerAccessMap(const FragmentLayout &driver, const Fra
     if (table[s] >= 0 && map.apply(s) != table[s])
       return std::nullopt;
   return map;
+}
+
+bool writesReachEveryReplica(const FragmentLayout &driver, const FragmentLayout &other, const std::vector<int> &dims,
+                             const std::vector<int64_t> &constants) {
+  if (driver.threads() != other.threads() || dims.size() != size_t(other.rank()))
+    return false;
+  // How many threads hold each element of `other`, and how many run each iteration of the loop.
+  std::map<std::vector<int64_t>, int64_t> holders, runners;
+  for (int64_t t = 0; t < other.threads(); ++t) {
+    std::set<std::vector<int64_t>> mine;
+    for (int64_t s = 0; s < other.numSlots(); ++s)
+      if (std::vector<int64_t> c = other.coords(t, s); other.inBounds(c) && mine.insert(c).second)
+        ++holders[c];
+  }
+  for (int64_t t = 0; t < driver.threads(); ++t) {
+    std::set<std::vector<int64_t>> mine;
+    for (int64_t s = 0; s < driver.numSlots(); ++s)
+      if (std::vector<int64_t> c = driver.coords(t, s); driver.inBounds(c) && mine.insert(c).second)
+        ++runners[c];
+  }
+  // registerAccessMap checks that each runner holds what it writes; equal counts then make the two sets equal.
+  for (const auto &[iteration, count] : runners) {
+    std::vector<int64_t> c(dims.size());
+    for (size_t k = 0; k < dims.size(); ++k)
+      c[k] = dims[k] >= 0 ? iteration[dims[k]] : (k < constants.size() ? constants[k] : 0);
+    auto it = holders.find(c);
+    if (it == holders.end() || it->second != count)
+      return false;
+  }
+  return true;
 }
 
 Swizzle Swizzle::forRow(int64_t rowBytes) {

@@ -144,4 +144,34 @@ __device__ __forceinline__ int atomic_add_i32_seq_cst(int *address, int value) {
   return old;
 }
 
+// Memory-ordered adds into bf16 / f16 (generic addresses), built from fences around a relaxed add, which is how the
+// PTX memory model defines release and acquire patterns: a release fence before the add makes it a release (every
+// earlier access of the thread is ordered before it), an acquire fence after it an acquire. Rather than 16-bit
+// atom.<sem> forms, which not every arch has for bf16, the add is the same instruction as the relaxed one.
+enum class add_order { release, acq_rel, seq_cst };
+
+template <add_order Order> __device__ __forceinline__ void fence_before_add() {
+  if constexpr (Order == add_order::seq_cst)
+    asm volatile("fence.sc.gpu;\n" ::: "memory");
+  else
+    asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+}
+
+template <add_order Order> __device__ __forceinline__ void fence_after_add() {
+  if constexpr (Order != add_order::release)
+    asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+}
+
+template <add_order Order> __device__ __forceinline__ void atomic_add_bf16_ordered(bf16 *address, float value) {
+  fence_before_add<Order>();
+  atomicAdd(address, to_bf16(value));
+  fence_after_add<Order>();
+}
+
+template <add_order Order> __device__ __forceinline__ void atomic_add_f16_ordered(f16 *address, float value) {
+  fence_before_add<Order>();
+  atomicAdd(address, to_f16(value));
+  fence_after_add<Order>();
+}
+
 } // namespace tilec::device

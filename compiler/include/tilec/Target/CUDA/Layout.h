@@ -109,6 +109,15 @@ struct SlotMap {
 std::optional<SlotMap> registerAccessMap(const FragmentLayout &driver, const FragmentLayout &other,
                                          const std::vector<int> &dims, const std::vector<int64_t> &constants = {});
 
+// Asks whether a loop driven by `driver` that writes `other` at the coordinates `project(coords)` (dims and constants
+// as for registerAccessMap) leaves every replica of each written element with the same value: true when, for every
+// iteration, the threads that run it are exactly the threads that hold the element it writes. Writes in place are
+// only correct then. False, for instance, for `r[i] = ...` under `if j == 5` in a loop over (i, j) whose j is spread
+// over threads: the one thread running (i, 5) writes its own replica of r[i], and the replicas of the other threads
+// (which run (i, j != 5)) keep their old value.
+bool writesReachEveryReplica(const FragmentLayout &driver, const FragmentLayout &other, const std::vector<int> &dims,
+                             const std::vector<int64_t> &constants = {});
+
 // An XOR swizzle of 16-byte chunks within a row of a shared tile, so that the eight 16-byte rows one ldmatrix (or
 // one quarter-warp of 16-byte stores) touches fall into different banks.
 //
