@@ -143,11 +143,13 @@ TEST_CASE("GPU matches the CPU backend on the same inputs: every kernel in kerne
       runOnDevice(entry, args);
       for (size_t i = 0; i < args.size(); ++i) {
         HostTensor reference = readNpy(refs + "/" + c.name + "/" + params[i].name + ".npy", params[i].dtype);
-        double error = relativeError(args[i], reference);
+        double error = relativeError(args[i], reference), rowError = worstRowError(args[i], reference);
         double bound = c.tolerance > 0 ? c.tolerance : defaultComparisonTolerance(args[i].dtype);
         INFO("case " << c.name << " run " << run << ", parameter " << params[i].name << ": relative error "
-                     << error << " (bound " << bound << ")");
+                     << error << " (bound " << bound << "), worst row " << rowError << " (bound "
+                     << bound * kRowToleranceFactor << ")");
         CHECK(error <= bound); // NaN fails
+        CHECK(rowError <= bound * kRowToleranceFactor);
         if (run == 0 && error > 0)
           WARN("case " << c.name << ", " << params[i].name << ": relative error against the CPU backend " << error);
       }

@@ -151,3 +151,46 @@ TEST_CASE("relative error is a norm ratio, and NaN never passes", "[host]") {
   CHECK(std::isnan(relativeError(a, b)));
   CHECK_THROWS_AS(relativeError(a, HostTensor(DType::F32, {4})), Error);
 }
+
+TEST_CASE("the worst row's error catches a wrong row that the whole norm hides", "[host]") {
+  // 1000 rows of 64: zeroing one row moves the whole norm by about 3 %, within bf16's bound, but that row is off by 1.
+  HostTensor a(DType::F32, {1000, 64}), b(DType::F32, {1000, 64});
+  for (std::int64_t i = 0; i < b.numel(); ++i) {
+    b.set(i, std::sin(double(i)) + 0.5);
+    a.set(i, b.get(i));
+  }
+  CHECK(worstRowError(a, b) == 0);
+  for (int j = 0; j < 64; ++j)
+    a.set(500 * 64 + j, 0.0);
+  CHECK(relativeError(a, b) < defaultComparisonTolerance(DType::BF16));
+  CHECK(worstRowError(a, b) == Approx(1.0).epsilon(0.05));
+  CHECK(worstRowError(a, b) > defaultComparisonTolerance(DType::BF16) * kRowToleranceFactor);
+  // A row that is nearly zero in the reference is measured against the typical row, not its own tiny norm.
+  HostTensor c(DType::F32, {2, 4}), d(DType::F32, {2, 4});
+  for (int j = 0; j < 4; ++j) {
+    d.set(j, 1.0);
+    c.set(j, 1.0);
+    d.set(4 + j, 1e-9);
+    c.set(4 + j, 2e-9);
+  }
+  CHECK(worstRowError(c, d) < 1e-8);
+  c.set(5, std::nan(""));
+  CHECK(std::isnan(worstRowError(c, d)));
+  CHECK_THROWS_AS(worstRowError(a, HostTensor(DType::F32, {4})), Error);
+}
+
+TEST_CASE("random integer arguments take both signs", "[host]") {
+  Signature signature({{"x", DType::I32, {"n"}}});
+  HostArgumentRequest request;
+  request.dims = {{"n", 1000}};
+  request.seed = 3;
+  HostTensor x = makeHostArguments(signature, request)[0];
+  bool negative = false, positive = false;
+  for (std::int64_t i = 0; i < x.numel(); ++i) {
+    negative |= x.get(i) < 0;
+    positive |= x.get(i) > 0;
+    CHECK((x.get(i) >= -64 && x.get(i) < 64));
+  }
+  CHECK(negative);
+  CHECK(positive);
+}

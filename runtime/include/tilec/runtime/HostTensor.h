@@ -53,6 +53,14 @@ double runOnDevice(const Entry &entry, std::vector<HostTensor> &args);
 // shapes differ.
 double relativeError(const HostTensor &a, const HostTensor &b);
 
+// The largest relative error of one row (the last dim) of `a` against `b`, each row's difference measured against
+// the larger of its own norm and the RMS norm of `b`'s rows; NaN when either holds a NaN. Beside relativeError it
+// catches a wrong row of a large tensor (a zeroed row of a seq-1000 attention output changes the whole norm by 3 %).
+double worstRowError(const HostTensor &a, const HostTensor &b);
+
+// A row's error may exceed the whole tensor's: its bound is this many times the tensor's.
+inline constexpr double kRowToleranceFactor = 5;
+
 // The default bound on relativeError when a result of dtype `dtype` is compared with another target's (`tilec run
 // --check`, `--reference`, the GPU-vs-CPU tests): a few roundings of the dtype (bf16 keeps 8 bits, f16 11), and for
 // wider floats what differing summation orders and exp approximations leave. Integers and bools are exact (0).
