@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Sums ncu's per-SASS-instruction warp-stall samples (the call script's `ncusrc` step writes them:
-ncu-sass-<strategy>.csv) over a kernel, and for the split strategy over its three parts: before the last-block
-arrival, the arrival itself (the 45 instructions before the block barrier's B2R.RESULT and the two after), and the
-last block's sum after it. Usage: ncu-stall-summary.py ncu-sass-fp32.csv ncu-sass-split.csv > summary.txt"""
+"""Sums ncu's per-SASS-instruction warp-stall samples over a kernel (scripts/gpu-steps.sh's `ncusrc` step writes
+them as ncu-sass-<strategy>.csv, its `ncukernels` step as ncu-kernel-sass-<kernel>.csv.xz), and for the split
+strategy over its three parts: before the last-block arrival, the arrival itself (the 45 instructions before the
+block barrier's B2R.RESULT and the two after), and the last block's sum after it.
+
+  python3 scripts/ncu-stall-summary.py ncu-sass-fp32.csv ncu-sass-split.csv > summary.txt"""
 import collections
 import csv
 import lzma

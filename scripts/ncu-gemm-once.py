@@ -1,5 +1,9 @@
-# kernels/examples/gemm.tile's gemm_nn, M = N = K = argv[1], run 3 times through tilec's Python package (the call
-# script's `ncukernels` step profiles the third launch with ncu), and torch.matmul at the same shape once after it.
+#!/usr/bin/env python3
+"""kernels/examples/gemm.tile's gemm_nn, M = N = K = argv[1], run 3 times through tilec's Python package
+(scripts/gpu-steps.sh's `ncukernels` step profiles the third launch with ncu), and torch.matmul at the same shape once
+after it.
+
+  python3 scripts/ncu-gemm-once.py 4096"""
 import os
 import sys
 

@@ -1,44 +1,63 @@
 #!/usr/bin/env bash
-# Session 13, one device call: the steps in S13_STEPS, in order, while time is left (each with its rough need).
-# Outputs land in $R = /tmp/run and come back as $OUT/run.tgz beside $OUT/s13.log, the call's step log.
-#   bench     the issue-10 benchmark on the bundle (all shapes, peers, GEMM)       -> $R/bench.csv, bench.log
-#   ab        split A/B at seq 1024: this bundle's tilec against an older one (bench-ab/tilec-old.xz; the log names it)
+# Runs the steps named in GPU_STEPS on the GPU machine, in order, while the time budget lasts, from the repository
+# root with the bundle of scripts/gpu-bundle.sh carried as bundle/ (and, for the A/B steps, older or other tilec
+# executables packed with xz under bench-ab/). It is meant for a machine lent for a limited time: each step names the
+# seconds it needs, a step that no longer fits is skipped, and every output is packed after each step, so a run
+# cut off at the machine's limit still returns the logs of the steps it finished.
+#
+#   GPU_STEPS="bench:125 tests:75 cases:38 sass:5" OUT=/path/to/out bash scripts/gpu-steps.sh
+#
+# Variables:
+#   GPU_STEPS   "name:seconds ..." (required): the steps below, each with the time it needs (see docs/development.md)
+#   GPU_BUDGET  seconds this run may take in all (default 580)
+#   OUT         where the step log ($OUT/steps.log) and the packed outputs ($OUT/run.tgz) go (required)
+# Outputs land in $R = /tmp/run, packed into $OUT/run.tgz after every step.
+#
+# Steps:
+#   bench     bench_attention.py on the bundle (every attention shape, the peers, the GEMM) -> $R/bench.csv, bench.log
+#   ab        attention A/B: this bundle's tilec against an older one (bench-ab/tilec-old.xz), FA2 as the only peer,
+#             in the order of GPU_AB_ORDER (default "new old new old") at GPU_AB_SEQS (default 1024)  -> $R/ab/
 #   splitsan  compute-sanitizer memcheck/initcheck/racecheck of the split backward at a tail shape
+#   compile   tilec-bench-attention --compile-times (cold NVRTC compile, warm disk-cache load) -> $R/compile-times.txt
 #   demo      scripts/demo.sh (the README's main job) on the GPU                       -> $R/demo.log
 #   fallback  the compiler GPU tests for sm_90 (no wgmma)
 #   fallbackcases  the GPU-vs-CPU cases (bundle/refs) with TILEC_CUDA_ARCH=sm_90: every kernel on the mma.sync branch
 #   fallbackfuzz   the bundle's fuzz kernels (bundle/kernel-fuzz) on the GPU against the CPU backend, TILEC_CUDA_ARCH=sm_90
-#   ncu       time, DRAM bytes and registers of every attn_bwd kernel, fp32 against split, d64 seq 1024 causal GQA 4
-#             (S13_NCU: "dim seq heads kv_heads causal", default "64 1024 32 8 1"); with bench-ab/tilec-old.xz the
+#   ncu       time, DRAM bytes and registers of every attn_bwd kernel, fp32 against split, at GPU_NCU_SHAPE
+#             ("dim seq heads kv_heads causal", default "64 1024 32 8 1"); with bench-ab/tilec-old.xz the
 #             old compiler's split too                          -> $R/ncu-new-fp32.csv, ncu-new-split.csv, ncu-old-split.csv
-#   ncusrc    (written in session 15, not yet run) warp-state sampling of attn_bwd_main (its third launch), fp32 and split (S13_NCUSRC), same shape as ncu
+#   ncusrc    warp-state sampling of attn_bwd_main (its third launch) for each strategy of GPU_NCUSRC_STRATEGIES
+#             (default "fp32 split"), same shape as ncu
 #             -> $R/ncu-stalls-<strategy>.csv (details page), ncu-sass-<strategy>.csv (samples per SASS instruction)
-#   ncukernels     (first run: session 20) ncu details and per-SASS samples of one launch each of attn_fwd, the fp32
-#             attn_bwd_main (S13_NCUK, default "128 4096 16 16 0"), gemm_nn 4096^3 and torch.matmul's kernel 4096^3
-#             -> $R/ncu-kernel-<fwd|bwd|gemm|cublas>.csv, ncu-kernel-sass-<...>.csv.xz (~60-120 s)
-#   abgemm    (first run: session 20) GEMM A/B: gemm.tile's benchmark through the bundle's tilec and another
-#             (S13_ABGEMM, default "bundle bench-ab/tilec-alt.xz" twice), at each of S13_ABGEMM_CONFIGS (gemm.tile
-#             constants: "stages=3 stages=4,block_n=256"; default stages S13_ABGEMM_STAGES, "3 4") -> $R/abgemm/
-#   altcases  (first run: session 20) another tilec (S13_ALT, default bench-ab/tilec-alt.xz): every GPU-vs-CPU case
-#             against the bundle's references, compute-sanitizer memcheck/racecheck of its gemm_nn
-#   runtimetests   the runtime's GPU tests alone (tilec_gpu_tests, tilec_runtime_tests: seconds, not the ~220 s of `tests`)
+#   ncukernels     ncu details and per-SASS samples of one launch each of attn_fwd, the fp32 attn_bwd_main
+#             (GPU_NCUK_SHAPE, default "128 4096 16 16 0"), gemm_nn 4096^3 and torch.matmul's kernel 4096^3
+#             -> $R/ncu-kernel-<fwd|bwd|gemm|cublas>.csv, ncu-kernel-sass-<...>.csv.xz (~60-120 s);
+#             scripts/ncu-stall-summary.py sums the samples
+#   abgemm    GEMM A/B: gemm.tile's benchmark through each tilec of GPU_ABGEMM_TILECS ("bundle", or an xz of another
+#             tilec under bench-ab/; default "bundle bench-ab/tilec-alt.xz" twice), at each configuration of
+#             GPU_ABGEMM_CONFIGS (gemm.tile constants, comma-separated: "stages=3 stages=4,block_n=256"; default
+#             stages=N for each N of GPU_ABGEMM_STAGES, "3 4")  -> $R/abgemm/, $R/abgemm.log
+#   altcases  another tilec (GPU_ALT_TILEC, default bench-ab/tilec-alt.xz): every GPU-vs-CPU case against the
+#             bundle's references, compute-sanitizer memcheck/racecheck of its gemm_nn
+#   runtimetests   the runtime's GPU tests alone (tilec_gpu_tests, tilec_runtime_tests: seconds, not the ~60 s of `tests`)
 #   gpurunfallback gpu-run.sh's own `fallback` step (compiler GPU tests + GPU-vs-CPU cases with TILEC_CUDA_ARCH=sm_90)
-#   anything else: a gpu-run.sh step (tests cases sanitize sass hosts sdpa python kernelfuzz)
+#   anything else: that step of scripts/gpu-run.sh (tests cases sanitize sass hosts sdpa python kernelfuzz benchmarks
+#             asan), its summary lines in the step log
 set -u
 OUT=${OUT:?}
-start=$(date +%s); deadline=$((start + ${S13_BUDGET:-580}))
+start=$(date +%s); deadline=$((start + ${GPU_BUDGET:-580}))
 left() { echo $((deadline - $(date +%s))); }
-log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$OUT/s13.log"; }
+log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$OUT/steps.log"; }
 # Unpacks a tilec packed with xz (bench-ab/<name>.xz) to /tmp/<name>, runnable; prints that path.
 unpack_tilec() { local dest="/tmp/$(basename "$1" .xz)"; xz -dc "$1" > "$dest" && chmod +x "$dest" && echo "$dest"; }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$OUT/s13.log"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$OUT/steps.log"
 export TILEC_C_LIBRARY=bundle/bin/libtilec_c.so TILEC_KERNELS_DIR=bundle/kernels PYTHONPATH=python
 # Every output goes to $R, packed into $OUT/run.tgz after each step: the device returns at most 8 files. A machine
 # can come back with an earlier call's /tmp/run, so it starts empty.
 R=/tmp/run
 rm -rf "$R" && mkdir -p "$R"
 scripts/bundle-unpack.sh bundle
-for s in ${S13_STEPS:?}; do
+for s in ${GPU_STEPS:?GPU_STEPS names the steps to run, e.g. "bench:125 tests:75"}; do
   name=${s%%:*} need=${s#*:}
   if (( $(left) < need )); then log "skip $name (left $(left)s, needs ~${need}s)"; continue; fi
   t=$(( $(left) - 5 ))
@@ -50,10 +69,10 @@ for s in ${S13_STEPS:?}; do
   ab)
     old=$(unpack_tilec bench-ab/tilec-old.xz)
     mkdir -p /tmp/run/ab
-    for v in ${S13_AB:-new old new old}; do
+    for v in ${GPU_AB_ORDER:-new old new old}; do
       exe=bundle/bin/tilec; [[ $v == old ]] && exe=$old
       TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) python3 tools/bench-attention/bench_attention.py \
-        --out "/tmp/run/ab/$v-$(date +%s).csv" --reps 1 --seqs ${S13_AB_SEQS:-1024} --peers fa2 --no-gemm >> /tmp/run/ab/ab.log 2>&1
+        --out "/tmp/run/ab/$v-$(date +%s).csv" --reps 1 --seqs ${GPU_AB_SEQS:-1024} --peers fa2 --no-gemm >> /tmp/run/ab/ab.log 2>&1
       log "ab $v rc=$?"
     done ;;
   splitsan)
@@ -74,28 +93,28 @@ for s in ${S13_STEPS:?}; do
       [[ $v == old ]] && exe=$(unpack_tilec bench-ab/tilec-old.xz)
       TILEC_EXECUTABLE=$exe timeout $(( $(left) - 5 )) ncu --clock-control none --csv -k regex:attn_bwd \
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread \
-        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > "$R/ncu-$v-$a.csv" 2>&1
+        python3 scripts/ncu-attention-once.py $a ${GPU_NCU_SHAPE:-64 1024 32 8 1} > "$R/ncu-$v-$a.csv" 2>&1
       log "ncu $v $a rc=$?"
     done ;;
   ncusrc)
     ncu --help 2>&1 | grep -A4 -E 'print-source|--page' > /tmp/run/ncu-help.txt
-    for a in ${S13_NCUSRC:-fp32 split}; do
+    for a in ${GPU_NCUSRC_STRATEGIES:-fp32 split}; do
       TILEC_EXECUTABLE=bundle/bin/tilec timeout $(( $(left) - 5 )) ncu --clock-control none --section WarpStateStats \
         --section SourceCounters -k regex:attn_bwd_main -s 2 -c 1 -f -o /tmp/run/src-$a \
-        python3 docs/performance-data/h200-s7-ncu-one_bwd.py $a ${S13_NCU:-64 1024 32 8 1} > /tmp/run/src-$a.log 2>&1
+        python3 scripts/ncu-attention-once.py $a ${GPU_NCU_SHAPE:-64 1024 32 8 1} > /tmp/run/src-$a.log 2>&1
       log "ncusrc $a rc=$?"
       ncu --import /tmp/run/src-$a.ncu-rep --page details --csv > "$R/ncu-stalls-$a.csv" 2>&1
       ncu --import /tmp/run/src-$a.ncu-rep --page source --csv --print-source sass > "$R/ncu-sass-$a.csv" 2>&1
       log "ncusrc $a source page rc=$? $(wc -c < "$R/ncu-sass-$a.csv") bytes"
     done ;;
   abgemm)
-    # GEMM A/B: gemm.tile's benchmark shapes through each tilec of S13_ABGEMM in turn ("bundle", or an xz of another
-    # tilec under bench-ab/), at each configuration of S13_ABGEMM_CONFIGS (gemm.tile constants, comma-separated:
-    # "stages=3 stages=4,block_n=256"; default: stages=N for each N of S13_ABGEMM_STAGES), one repetition each
+    # GEMM A/B: gemm.tile's benchmark shapes through each tilec of GPU_ABGEMM_TILECS in turn ("bundle", or an xz of
+    # another tilec under bench-ab/), at each configuration of GPU_ABGEMM_CONFIGS (gemm.tile constants, comma-separated:
+    # "stages=3 stages=4,block_n=256"; default: stages=N for each N of GPU_ABGEMM_STAGES), one repetition each
     # -> $R/abgemm/<tilec>-<configuration>-*.csv, and the benchmark's output in $R/abgemm.log, each run headed there.
     mkdir -p "$R/abgemm"
-    configs=${S13_ABGEMM_CONFIGS:-$(for st in ${S13_ABGEMM_STAGES:-3 4}; do printf 'stages=%s ' "$st"; done)}
-    for v in ${S13_ABGEMM:-bundle bench-ab/tilec-alt.xz bundle bench-ab/tilec-alt.xz}; do
+    configs=${GPU_ABGEMM_CONFIGS:-$(for st in ${GPU_ABGEMM_STAGES:-3 4}; do printf 'stages=%s ' "$st"; done)}
+    for v in ${GPU_ABGEMM_TILECS:-bundle bench-ab/tilec-alt.xz bundle bench-ab/tilec-alt.xz}; do
       exe=bundle/bin/tilec tag=bundle
       if [[ $v != bundle ]]; then tag=$(basename "$v" .xz); exe=$(unpack_tilec "$v"); fi
       for cfg in $configs; do
@@ -108,9 +127,9 @@ for s in ${S13_STEPS:?}; do
       done
     done ;;
   altcases)
-    # Another compiler's kernels (S13_ALT: an xz of a tilec under bench-ab/, e.g. a branch's) against this bundle's
+    # Another compiler's kernels (GPU_ALT_TILEC: an xz of a tilec under bench-ab/, e.g. a branch's) against this bundle's
     # CPU references, every GPU-vs-CPU case, then compute-sanitizer memcheck and racecheck of its gemm main loop.
-    alt=$(unpack_tilec "${S13_ALT:-bench-ab/tilec-alt.xz}")
+    alt=$(unpack_tilec "${GPU_ALT_TILEC:-bench-ab/tilec-alt.xz}")
     TILEC_KERNELS_DIR=bundle/kernels timeout $t scripts/gpu-cpu-cases.sh check "$alt" bundle/refs \
       /tmp/run/cases-alt > /tmp/run/cases-alt.log 2>&1
     log "altcases rc=$? $(tail -n 1 /tmp/run/cases-alt.log)"
@@ -121,21 +140,21 @@ for s in ${S13_STEPS:?}; do
       log "altcases sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/run/san-$tool-alt.log | tail -n 1)"
     done ;;
   ncukernels)
-    # The current kernels' bottleneck evidence (issue 10): one launch each (the third: warm) of the forward, the fp32
-    # backward's main kernel (S13_NCUK: "dim seq heads kv_heads causal", default d128 seq 4096 non-causal MHA) and
+    # Where the kernels' time goes: one launch each (the third: warm) of the forward, the fp32 backward's main kernel
+    # (GPU_NCUK_SHAPE: "dim seq heads kv_heads causal", default d128 seq 4096 non-causal MHA) and
     # gemm_nn at 4096^3, with torch.matmul's kernel at 4096^3 beside it; ncu's details page per kernel (speed of
     # light, occupancy, launch, warp states, memory and compute workloads, scheduler) and its per-SASS samples.
     for target in fwd bwd gemm cublas; do
       case $target in
-      fwd) kernel=regex:attn_fwd skip=2 script="h200-s7-ncu-one_bwd.py fp32 ${S13_NCUK:-128 4096 16 16 0}" ;;
-      bwd) kernel=regex:attn_bwd_main skip=2 script="h200-s7-ncu-one_bwd.py fp32 ${S13_NCUK:-128 4096 16 16 0}" ;;
-      gemm) kernel=regex:gemm_nn skip=2 script="ncu-one-gemm.py 4096" ;;
-      cublas) kernel='regex:nvjet|xmma|cutlass|cublas' skip=0 script="ncu-one-gemm.py 4096" ;; # torch.matmul's one launch
+      fwd) kernel=regex:attn_fwd skip=2 script="ncu-attention-once.py fp32 ${GPU_NCUK_SHAPE:-128 4096 16 16 0}" ;;
+      bwd) kernel=regex:attn_bwd_main skip=2 script="ncu-attention-once.py fp32 ${GPU_NCUK_SHAPE:-128 4096 16 16 0}" ;;
+      gemm) kernel=regex:gemm_nn skip=2 script="ncu-gemm-once.py 4096" ;;
+      cublas) kernel='regex:nvjet|xmma|cutlass|cublas' skip=0 script="ncu-gemm-once.py 4096" ;; # torch.matmul's one launch
       esac
       TILEC_EXECUTABLE=bundle/bin/tilec timeout $(( $(left) - 5 )) ncu --clock-control none --section SpeedOfLight \
         --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
         --section ComputeWorkloadAnalysis --section SchedulerStats --section SourceCounters -k "$kernel" -s $skip -c 1 \
-        -f -o /tmp/run/kernel-$target python3 docs/performance-data/$script > /tmp/run/kernel-$target.log 2>&1
+        -f -o /tmp/run/kernel-$target python3 scripts/$script > /tmp/run/kernel-$target.log 2>&1
       log "ncukernels $target rc=$? $(tail -n 1 /tmp/run/kernel-$target.log)"
       ncu --import /tmp/run/kernel-$target.ncu-rep --page details --csv > "$R/ncu-kernel-$target.csv" 2>&1
       ncu --import /tmp/run/kernel-$target.ncu-rep --page source --csv --print-source sass > /tmp/sass-$target.csv 2>&1 \
