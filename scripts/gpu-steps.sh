@@ -44,7 +44,8 @@
 #   anything else: that step of scripts/gpu-run.sh (tests cases sanitize sass hosts sdpa python kernelfuzz benchmarks
 #             asan), its summary lines in the step log
 set -u
-OUT=${OUT:?}
+OUT=${OUT:?OUT names the folder for steps.log and run.tgz}
+mkdir -p "$OUT"
 start=$(date +%s); deadline=$((start + ${GPU_BUDGET:-580}))
 left() { echo $((deadline - $(date +%s))); }
 log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$OUT/steps.log"; }
