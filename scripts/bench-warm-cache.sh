@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The first disk-cache hit of a fresh process (docs/runtime.md, issue 11): warms a private cache with one compile,
+# The first disk-cache hit of a fresh process (docs/runtime.md, Measurements): warms a private cache with one compile,
 # then starts N fresh processes of tilec_cache_race_helper that each time their one Runtime::compile (a disk hit)
 # and say whether libnvrtc got mapped, with the toolkit visible and with TILEC_NVRTC_LIBRARY pointing nowhere.
 # Prints every process's line, then min / median / max per case.

@@ -4,7 +4,7 @@
 #
 #   scripts/gpu-bundle.sh [BUILD_DIR] [BUNDLE_DIR]      defaults: build-gpu bundle
 #
-# To add a binary (later issues): build its target from a directory that is processed with
+# To add a binary: build its target from a directory that is processed with
 # TILEC_BUILD_COMPILER=OFF, then list it below — GPU_TESTS are Catch2 test binaries, BENCHMARKS are run with no
 # arguments, HELPERS are copied but not run.
 set -euo pipefail

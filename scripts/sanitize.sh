@@ -51,7 +51,7 @@ done
 
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 "$@"
 
-# The front end under libFuzzer + ASan + UBSan (issue 13): every seed once (the kernels and every .tile file of the
+# The front end under libFuzzer + ASan + UBSan: every seed once (the kernels and every .tile file of the
 # lit corpus, which keeps each input that ever crashed the front end), then a fixed number of mutations from a
 # fixed seed, so a red run reproduces. The --gpu variant takes every input the front end accepts on through the GPU
 # lowering and the CUDA emitter (those come uninstrumented from build/: a crash there still ends the run). Needs

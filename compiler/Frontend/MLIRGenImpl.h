@@ -159,7 +159,7 @@ public:
   mlir::ModuleOp module;
   // A deque, not a vector: pushing a scope must not move the others, since callers hold `const Binding *` from
   // lookup() across expression evaluation, which may push scopes (checkOnly). With a vector the reallocation copied
-  // the maps and left those pointers dangling (a use-after-free found by the ASan fuzzer; issue 13 #7). StringMap
+  // the maps and left those pointers dangling (a use-after-free the ASan fuzzer found). StringMap
   // entries themselves never move when a map grows.
   std::deque<llvm::StringMap<Binding>> scopes;
   unsigned loopDepth = 0;

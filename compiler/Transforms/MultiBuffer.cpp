@@ -21,8 +21,8 @@
 // (kRereadFragmentRegisters or more, counted from their layouts, of the fragments live in the loop), those hoisted values are what ptxas spills; the
 // loop then gets `tile.reread_thread_index` and the emitter re-reads %tid.x at the top of each iteration through an
 // opaque asm, so that the index arithmetic is recomputed in the loop instead (more integer instructions, no spills).
-// Measured on the H200 (docs/performance.md, session 5): the backward pass at d=128 (240 fragment registers) goes
-// from 80 bytes of spill to none and 5 % faster; at d=64 (160) it has no spills and re-reading is 5 % slower.
+// Measured on an H200: the flash-attention backward at d=128 (240 fragment registers) goes from 80 bytes of spill
+// to none and is 5 % faster; at d=64 (160) it has no spills and re-reading is 5 % slower.
 #include "GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -46,8 +46,8 @@ constexpr int64_t kRereadFragmentRegisters = 200;
 
 /// Whether fragment `alloc` holds values while `loop` runs: used inside it, or used both before and after it
 /// (a fragment used only after the loop, such as the split strategy's sum tiles at the end of the flash-attention
-/// backward, is not: counting those turned re-reading on at d=64, one of two causes of a split backward 1.16-1.39x
-/// the fp32 strategy's time on the H100, docs/performance.md session 13).
+/// backward, is not: counting those turned re-reading on at d=64 and made the split backward up to 1.39x the fp32
+/// strategy's time on an H100, together with the arrival's fences).
 bool liveInLoop(AllocOp alloc, PipelinedOp loop) {
   Block *block = loop->getBlock();
   bool before = false, after = false;

@@ -82,7 +82,7 @@ def test_atomics_strategies_give_the_same_sums():
 
 
 def test_scatter_add_in_parallel_under_every_strategy():
-    """Element atomics inside `parallel`, injective in the loop indices: deterministic applies (issue 13)."""
+    """Element atomics inside `parallel`, injective in the loop indices: deterministic applies."""
     rng = np.random.default_rng()
     quarter, cols = 40, 70  # tails in both dims
     x = rng.standard_normal((4 * quarter, cols)).astype(np.float32)
@@ -104,7 +104,7 @@ def round_to_bf16(a):
 
 @pytest.mark.parametrize("options", [{}, {"deterministic": True}, {"atomics": "native"}])
 def test_atomic_max_and_min_are_exact(options):
-    """atomic_max / atomic_min (issue 13): region form into f32, bf16 and f16, element form into f32 and i32, with a
+    """atomic_max / atomic_min: region form into f32, bf16 and f16, element form into f32 and i32, with a
     tail block; exact, so compared for equality with NumPy (the 16-bit outputs once rounded)."""
     rng = np.random.default_rng()
     rows = 1000

@@ -1,8 +1,8 @@
 // Every shipped kernel, and every kernel the atomic legalization generates for it, compiles through the whole GPU
 // pipeline and NVRTC to an sm_90a CUBIN with ptxas figures for every kernel. Needs NVRTC, not a GPU. The figures
 // (registers, spills) are printed (WARN) so that docs/gpu-lowering.md can record them. Spills are a performance
-// matter (issue 10): they fail the test for the flash-attention kernels and the gemm at their default tile sizes
-// (none spill since session 5), and are only reported for the other configurations. So do ptxas's wgmma
+// requirement: they fail the test for the flash-attention kernels and the gemm at their default tile sizes (none
+// spills), and are only reported for the other configurations. So do ptxas's wgmma
 // performance warnings on sm_90a (C7515, C7517).
 #include "CompilerTestSupport.h"
 

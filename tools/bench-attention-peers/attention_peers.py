@@ -2,8 +2,8 @@
 """Flash-attention backward of the peers tilec measures itself against.
 
 Times the backward pass of torch.nn.functional.scaled_dot_product_attention
-with its FlashAttention-2 and cuDNN backends on the standard shapes of
-DESIGN.md §11 (16k tokens, hidden 2048: 32 heads at d=64 or 16 heads at d=128;
+with its FlashAttention-2 and cuDNN backends on the benchmark's standard shapes
+(16k tokens, hidden 2048: 32 heads at d=64 or 16 heads at d=128;
 seq 1k-8k; causal and not; MHA and GQA). Method: CUDA events around each
 backward call, 5 warm-up calls, median of 30; inputs are several times the L2
 cache; each timed call recomputes the graph's backward from a retained forward

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
 """Tables and a plot from bench_attention.py's CSV.
 
-  python3 tools/bench-attention/report.py results.csv [--doc docs/performance.md] [--plot docs/x.png]
+  python3 tools/bench-attention/report.py results.csv [--doc docs/performance.md] [--plot docs/x.png] [--check]
 
 Per (method, pass, shape): the median over the CSV's repetitions of each repetition's median time, and the spread
 (max - min) / median across repetitions. Prints Markdown; with --doc, replaces the text between the markers
 <!-- bench-attention:begin --> and <!-- bench-attention:end --> in that file; with --plot, writes TFLOP/s against
 seq per head dim and pass (tilec and the peers; solid MHA non-causal, dashed causal). The plot needs matplotlib.
-With --check, also judges the CSV against the performance bars of docs/performance.md (issue 10's): prints one
-line per bar with its worst shape, PASS or FAIL, and exits 1 when a bar fails or has no data to judge.
+
+A row whose spread (the largest among its methods) is above --max-spread (default 10 %) is marked "noisy": its
+repetitions disagree by more than the differences its ratios would show, so it cannot be compared. A peer that
+bench_attention.py reports as failed at a shape (a refused shape, a failed compile, an unfused fallback) shows as
+"failed" in its cell, with the reason listed under the table.
+
+With --check, also judges the CSV against the performance bars of docs/performance.md: prints one line per bar
+with its worst shape, PASS or FAIL, and exits 1 when a bar fails or has no data to judge; then one NOISY line per
+noisy row (information: the bars are judged on the medians all the same).
 """
 import argparse
 import collections
@@ -18,6 +25,7 @@ import statistics
 import sys
 
 PEERS = ("fa2", "cudnn", "flex")
+MAX_SPREAD = 0.10  # a row whose repetitions spread more than this is marked noisy
 NAMES = {"fa2": "FA2", "cudnn": "cuDNN", "flex": "Flex", "tilec": "tilec", "tilec-fp32": "tilec fp32",
          "tilec-split": "tilec split", "tilec-native": "tilec native", "tilec-deterministic": "tilec det."}
 
@@ -51,11 +59,44 @@ def summarize(rows):
     return out
 
 
+def failures(rows):
+    """{(method, pass, batch, seq, heads, groups, dim, causal): note} for the rows bench_attention.py wrote without
+    a time because the method failed at that shape (note "failed: ..."; older CSVs: any note on an untimed
+    attention row)."""
+    out = {}
+    for r in rows:
+        if r["ms"] not in ("n/a", "") or r["pass"] not in ("fwd", "bwd"):
+            continue
+        note = (r.get("note") or "").strip()
+        if note:
+            key = (r["method"], r["pass"], int(r["batch"]), int(r["seq"]), int(r["heads"]), int(r["groups"]),
+                   int(r["dim"]), int(r["causal"]))
+            out[key] = note.removeprefix("failed: ")
+    return out
+
+
+def spread_cell(spread, max_spread):
+    if spread is None:
+        return "—"
+    return f"{100 * spread:.1f} %" + (" (noisy)" if spread > max_spread else "")
+
+
+def attention_spreads(s):
+    """{shape: the largest spread among the shape's methods}"""
+    out = {}
+    for k, v in s.items():
+        if k[1] in ("fwd", "bwd"):
+            out[k[2:]] = max(out.get(k[2:], 0.0), v[1])
+    return out
+
+
 def fmt(x, spec=".1f"):
     return "—" if x is None else format(x, spec)
 
 
-def attention_table(s):
+def attention_table(s, failed=None, max_spread=MAX_SPREAD):
+    failed = failed or {}
+    spreads = attention_spreads(s)
     shapes = sorted({k[2:] for k in s if k[1] in ("fwd", "bwd")}, key=lambda k: (k[4], k[5], k[1], k[3]))
     methods_bwd = sorted({k[0] for k in s if k[1] == "bwd" and k[0].startswith("tilec")})
     lines = []
@@ -72,25 +113,53 @@ def attention_table(s):
         def ms(method, pas):
             v = s.get((method, pas, b, seq, h, g, d, c))
             return v[0] if v else None
-        spreads = [v[1] for k, v in s.items() if k[2:] == (b, seq, h, g, d, c)]
+
+        def cell(method, pas):
+            t = tf(method, pas)
+            return "failed" if t is None and (method, pas, b, seq, h, g, d, c) in failed else fmt(t)
         row = [str(d), str(seq), f"{b}×{h}", "yes" if c else "no", str(g)]
-        row += [fmt(tf("tilec", "fwd")), fmt(tf("fa2", "fwd")), fmt(tf("cudnn", "fwd")), fmt(tf("flex", "fwd"))]
+        row += [cell("tilec", "fwd"), cell("fa2", "fwd"), cell("cudnn", "fwd"), cell("flex", "fwd")]
         row.append(fmt(tf("tilec", "fwd") / tf("fa2", "fwd") if tf("tilec", "fwd") and tf("fa2", "fwd") else None,
                        ".2f"))
-        row += [fmt(tf(m, "bwd")) for m in methods_bwd]
-        row += [fmt(tf("fa2", "bwd")), fmt(tf("cudnn", "bwd")), fmt(tf("flex", "bwd"))]
+        row += [cell(m, "bwd") for m in methods_bwd]
+        row += [cell("fa2", "bwd"), cell("cudnn", "bwd"), cell("flex", "bwd")]
         main = "tilec-fp32" if "tilec-fp32" in methods_bwd else (methods_bwd[0] if methods_bwd else None)
         t = tf(main, "bwd") if main else None
         row.append(fmt(t / tf("fa2", "bwd") if t and tf("fa2", "bwd") else None, ".2f"))
         row.append(fmt(t / tf("cudnn", "bwd") if t and tf("cudnn", "bwd") else None, ".2f"))
         sp, fp = ms("tilec-split", "bwd"), ms("tilec-fp32", "bwd")
         row.append(fmt(sp / fp if sp and fp else None, ".2f"))
-        row.append(f"{100 * max(spreads):.1f} %" if spreads else "—")
+        row.append(spread_cell(spreads.get((b, seq, h, g, d, c)), max_spread))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
-def gemm_table(rows):
+def failure_lines(failed):
+    """One line per failed method and shape (both passes with the same reason in one line)."""
+    merged = collections.defaultdict(list)
+    for (method, pas, b, seq, h, g, d, c), note in failed.items():
+        merged[(method, b, seq, h, g, d, c, note)].append(pas)
+    lines = []
+    for (method, b, seq, h, g, d, c, note), passes in sorted(merged.items()):
+        lines.append(f"- {NAMES.get(method, method)} {'/'.join(sorted(passes, reverse=True))} at d={d} seq={seq} "
+                     f"{'causal' if c else 'non-causal'} GQA {g}: {note}")
+    return lines
+
+
+def gemm_spreads(rows):
+    """{(M, N, K): the larger spread of tilec's and torch.matmul's times over the repetitions}"""
+    g = collections.defaultdict(list)
+    for r in rows:
+        if r["pass"] == "gemm" and r["method"] in ("tilec", "torch.matmul"):
+            g[(r["method"], (int(r["batch"]), int(r["seq"]), int(r["heads"])))].append(float(r["ms"]))
+    out = {}
+    for (method, shape), v in g.items():
+        med = statistics.median(v)
+        out[shape] = max(out.get(shape, 0.0), (max(v) - min(v)) / med if med else 0.0)
+    return out
+
+
+def gemm_table(rows, max_spread=MAX_SPREAD):
     g = collections.defaultdict(list)
     errs = {}
     for r in rows:
@@ -114,7 +183,8 @@ def gemm_table(rows):
         spread = max((max(x[0] for x in v) - min(x[0] for x in v)) / statistics.median(x[0] for x in v)
                      for v in (t, m))
         lines.append(f"| {shape[0]}×{shape[1]}×{shape[2]} | {tm:.3f} | {flops / tm / 1e9:.1f} | {mm:.3f} | "
-                     f"{flops / mm / 1e9:.1f} | {mm / tm:.2f} | {errs.get(shape, '—')} | {100 * spread:.1f} % |")
+                     f"{flops / mm / 1e9:.1f} | {mm / tm:.2f} | {errs.get(shape, '—')} | "
+                     f"{spread_cell(spread, max_spread)} |")
     return "\n".join(lines)
 
 
@@ -171,6 +241,20 @@ def check(s, rows):
     return out
 
 
+def noisy(s, rows, max_spread=MAX_SPREAD):
+    """Lines naming every row whose spread is above max_spread (attention shapes, then GEMM shapes)."""
+    out = []
+    for (b, seq, h, g, d, c), sp in sorted(attention_spreads(s).items(), key=lambda kv: (kv[0][4], kv[0][5],
+                                                                                         kv[0][3], kv[0][1])):
+        if sp > max_spread:
+            out.append(f"attention d={d} seq={seq} {'causal' if c else 'non-causal'} GQA {g}: spread "
+                       f"{100 * sp:.1f} %")
+    for (m, n, k), sp in sorted(gemm_spreads(rows).items()):
+        if sp > max_spread:
+            out.append(f"GEMM {m}x{n}x{k}: spread {100 * sp:.1f} %")
+    return out
+
+
 def plot(s, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -205,15 +289,21 @@ def main():
     p.add_argument("--doc")
     p.add_argument("--plot")
     p.add_argument("--check", action="store_true", help="judge the CSV against the performance bars")
+    p.add_argument("--max-spread", type=float, default=MAX_SPREAD, help="rows whose spread over the repetitions "
+                   "is above this fraction are marked noisy (default 0.10)")
     args = p.parse_args()
     rows, header = load(args.csv)
     s = summarize(rows)
+    failed = failures(rows)
     reps = max((v[3] for v in s.values()), default=0)
     text = (f"Machine and versions: {header}. Each figure: the median over {reps} repetitions of the median of 20 "
             "timed calls; spread: the largest (max - min) / median over the repetitions among the shape's "
-            "methods. TFLOP/s: forward 4·B·H·S²·d (halved when causal), backward 2.5× that.\n\n"
-            + attention_table(s) + "\n")
-    gt = gemm_table(rows)
+            f"methods, marked noisy above {100 * args.max_spread:.0f} % (too unsteady to compare). TFLOP/s: "
+            "forward 4·B·H·S²·d (halved when causal), backward 2.5× that.\n\n"
+            + attention_table(s, failed, args.max_spread) + "\n")
+    if failed:
+        text += "\nFailed (no time reported):\n\n" + "\n".join(failure_lines(failed)) + "\n"
+    gt = gemm_table(rows, args.max_spread)
     if gt:
         text += "\nGEMM (bf16 inputs, f32 accumulation; tilec writes f32, torch.matmul bf16):\n\n" + gt + "\n"
     if args.doc:
@@ -230,6 +320,8 @@ def main():
         verdicts = check(s, rows)
         for name, verdict, where in verdicts:
             print(f"{verdict:8s} {name}" + (f": {where}" if where else ""))
+        for line in noisy(s, rows, args.max_spread):
+            print(f"{'NOISY':8s} {line}")
         return 0 if all(v == "PASS" for _, v, _ in verdicts) else 1
     return 0
 

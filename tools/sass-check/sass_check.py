@@ -3,9 +3,9 @@
 
 tilec builds each kernel's CUBIN through NVRTC (no driver needed) and cuobjdump disassembles it. On sm_90a every
 kernel function that multiplies tiles must use wgmma (HGMMA) and no mma.sync (HMMA); on sm_90, where wgmma does not
-exist, the same kernels take the mma.sync path (HMMA) and must hold no HGMMA. Issue 10 asks for tensor-core
-instructions in the SASS of the gemm and the flash-attention kernels; the GPU script's `sass` step checks the same on
-the GPU machine, this runs in CI.
+exist, the same kernels take the mma.sync path (HMMA) and must hold no HGMMA: tensor-core instructions in the SASS
+of the gemm and the flash-attention kernels are a requirement; the GPU script's `sass` step checks the same on the
+GPU machine, this runs in CI.
 
 cuobjdump is looked for on PATH, in $CUDA_HOME/bin and /usr/local/cuda/bin, then in the NVIDIA PyPI wheels
 (nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm: scripts/setup.sh installs them). Without it the check exits with 77,
@@ -91,8 +91,8 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for file, options, label in CONFIGS:
-            # On sm_90a every gemm of these kernels is a wgmma at their defaults (session 18: the d64 backward's dQ
-            # gemm too), so an HMMA there is a gemm that fell back to mma.sync: a performance regression.
+            # On sm_90a every gemm of these kernels is a wgmma at their defaults (the d64 backward's dQ gemm too),
+            # so an HMMA there is a gemm that fell back to mma.sync: a performance regression.
             for arch, wanted, unwanted in (("sm_90a", "HGMMA", "HMMA"), ("sm_90", "HMMA", "HGMMA")):
                 cubin = Path(tmp) / f"{label.replace(' ', '-')}-{arch}.cubin"
                 build = subprocess.run([args.tilec, str(Path(args.kernels) / file), "--emit=cubin", f"--arch={arch}",

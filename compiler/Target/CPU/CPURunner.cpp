@@ -188,7 +188,7 @@ llvm::Expected<std::unique_ptr<CPUModule>> CPUModule::compile(ModuleOp module) {
   }
 
   // ExecutionEngineOptions::transformer is a function_ref: the std::function it refers to must outlive create()
-  // (assigning the temporary directly left it dangling: a stack-use-after-scope in every CPU run, issue 15).
+  // (assigning the temporary directly left it dangling: a stack-use-after-scope in every CPU run).
   std::function<llvm::Error(llvm::Module *)> transformer = makeOptimizingTransformer(2, 0, nullptr);
   ExecutionEngineOptions options;
   options.transformer = transformer;

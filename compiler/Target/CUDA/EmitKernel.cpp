@@ -353,7 +353,7 @@ LogicalResult KernelEmitter::emitOpBody(Operation *op) {
     // its release half publishes them (cumulatively, what the barrier made thread 0 observe), its acquire half,
     // in the last block, orders the reads that follow the second barrier after every other block's release. The
     // fence of every thread that this replaced (__threadfence, the CUDA guide's pattern) made the flash-attention
-    // backward's split main kernel 20 % slower at d=128 on the H100 (docs/performance.md, session 13).
+    // backward's split main kernel 20 % slower at d=128 on an H100.
     std::string last = fresh("last"), mine = fresh("arrived_last");
     emitBarrier();
     line() << "int " << mine << " = 0;\n";

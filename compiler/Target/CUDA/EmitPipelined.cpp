@@ -145,8 +145,8 @@ LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   // loop-carried accumulators defined between the wgmma and its wait), measured on gemm.tile and attn_fwd.
   // Fencing the accumulator's zeroing avoids C7515, but the wgmmas can then stay in flight only if the copies go
   // one iteration less ahead (they would overwrite the stage being read): on the H100 gemm.tile took 3-10 % more
-  // time at 3 stages, and 4 stages (one block per SM) more still (branch gemm-wgmma-in-flight; docs/performance.md,
-  // session 20).
+  // time at 3 stages, and 4 stages (one block per SM) more still (branch gemm-wgmma-in-flight;
+  // docs/performance-history.md).
   LogicalResult r = emitBlock(loop.getBodyBlock());
   close();
   line() << "tilec::device::cp_async_wait_all();\n";

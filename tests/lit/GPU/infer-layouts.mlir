@@ -106,7 +106,7 @@ module {
 
 // A fragment read from scalar code is held whole by every thread; a loop spread over the threads by another
 // fragment's layout writes it through a shared copy, copied in before the loop and back to every thread after it
-// (this was an error before session 14: "writing it here is not supported yet").
+// (a regression test: tile-infer-layouts once refused it, "writing it here is not supported yet").
 // CHECK-LABEL: tile.kernel @mixed
 // CHECK:       %t_staged = tile.alloc : memref<64xf32, #tile.space<shared>>
 // CHECK:       %t = tile.alloc {tile.layout = "replicated 64"}

@@ -154,7 +154,7 @@ TEST_CASE("region builder drops unit dimensions", "[dialect]") {
   CHECK(succeeded(verify(*f.module)));
 }
 
-// Issue 13 #8: the region form reads its value tile, and passes that move or erase ops by their effects must see
+// The region form reads its value tile, and passes that move or erase ops by their effects must see
 // it (a copy into the tile has to stay before the atomic). Before getEffects, only `dest` had effects.
 TEST_CASE("atomic_add declares a read of its value tile and a read-write of its destination", "[dialect]") {
   Fixture f;
@@ -185,7 +185,7 @@ TEST_CASE("atomic_add declares a read of its value tile and a read-write of its 
   CHECK(effectsOn(elementForm, one) == std::make_pair(false, false)); // a scalar is not memory
 }
 
-// Issue 13 #8, the effects audit: tile.parallel and tile.pipelined have exactly the effects of their bodies
+// Effects: tile.parallel and tile.pipelined have exactly the effects of their bodies
 // (RecursiveMemoryEffects), so a loop that only reads is trivially dead and one that writes is not. Before, the
 // loops declared nothing and counted as having every effect.
 TEST_CASE("parallel loops have the memory effects of their bodies", "[dialect]") {

@@ -304,7 +304,7 @@ TEST_CASE("two processes compiling the same key into one cache directory both su
   CHECK(runtime.cache().disk()->corruptEntries() == 0);
 }
 
-// Regression (issue 11 #2): an entry that is a directory made load() throw std::ios_base::failure past Error (the
+// Regression: an entry that is a directory made load() throw std::ios_base::failure past Error (the
 // process terminated), and an entry that is a FIFO blocked it forever. Odd entries are misses now.
 TEST_CASE("odd disk-cache entries (a directory, a FIFO) are misses, not crashes or hangs", "[cache]") {
   tilec::testing::TempDir dir;
@@ -322,7 +322,7 @@ TEST_CASE("odd disk-cache entries (a directory, a FIFO) are misses, not crashes 
   CHECK(loaded->image == cubin.image);
 }
 
-// Regression (issue 11 #1): a header included from the host's disk (-I dir) is not in the cache key, so changing it
+// Regression: a header included from the host's disk (-I dir) is not in the cache key, so changing it
 // returned the old CUBIN byte for byte. Such compiles bypass the caches now.
 TEST_CASE("compiles that read headers from disk are never served stale", "[cache]") {
   TempDir directory, headers;

@@ -170,7 +170,7 @@ TEST_CASE("a module lists its entries when asked for a missing one", "[plan]") {
   CHECK_THROWS_WITH(module.entry("gemm"), Catch::Contains("no entry 'gemm' (entries: splitk_gemm)"));
 }
 
-// Regression (issue 11 #3): i32 kernel arguments were evaluated only while launching, after earlier steps (a workspace,
+// Regression: i32 kernel arguments were evaluated only while launching, after earlier steps (a workspace,
 // a kernel) were enqueued. resolve() evaluates and checks them now, so launch() fails before its first enqueue.
 TEST_CASE("scalar kernel arguments are evaluated and range-checked by resolve", "[plan]") {
   EntrySpec spec;

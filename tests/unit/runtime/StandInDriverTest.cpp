@@ -1,5 +1,5 @@
 // Launches against the stand-in driver (StandInDriver.cpp): no GPU needed. Kernel attributes from the driver, and
-// concurrent launches of one kernel that need different amounts of dynamic shared memory (issue 11, defect #4).
+// concurrent launches of one kernel that need different amounts of dynamic shared memory (a race on the opt-in).
 //
 // Before the fix, Entry::launch did, without a lock:
 //   if (bytes > function.sharedOptedIn) { cuFuncSetAttribute(function, MAX_DYNAMIC_SHARED, bytes);

@@ -1,4 +1,4 @@
-// A warm disk cache needs no NVRTC (issue 11): the key is computed without loading it, a disk hit does not load it,
+// A warm disk cache needs no NVRTC: the key is computed without loading it, a disk hit does not load it,
 // and entries record the toolkit that made them, so that a new or another toolkit recompiles instead of serving
 // a binary it did not make.
 #include "CacheRaceSource.h"
