@@ -24,6 +24,8 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <limits>
+#include <map>
+#include <tuple>
 
 namespace tilec {
 #define GEN_PASS_DEF_INFERLAYOUTS
@@ -606,6 +608,18 @@ private:
       if (!driver)
         driver = writesReplicated ? FragmentLayout::replicated(space, threads)
                                   : FragmentLayout::blocked(space, threads, 1);
+      // Whether the loop's threads hold the elements an access reaches (registerAccessMap), once per distinct
+      // access: a loop body reads the same element of a tile many times.
+      std::map<std::tuple<void *, std::vector<int>, std::vector<int64_t>>, bool> heldCache;
+      auto held = [&](const Access &a, const FragmentLayout &l) {
+        std::vector<int> dims(a.dims.begin(), a.dims.end());
+        std::vector<int64_t> constants(a.constants.begin(), a.constants.end());
+        auto key = std::make_tuple(a.buffer.getAsOpaquePointer(), dims, constants);
+        auto it = heldCache.find(key);
+        if (it == heldCache.end())
+          it = heldCache.emplace(key, a.simple && cuda::registerAccessMap(*driver, l, dims, constants)).first;
+        return it->second;
+      };
       // Register tiles the loop writes other than in place, each thread its own elements: through shared memory.
       llvm::MapVector<Value, std::string> staged;
       for (const Access &a : accesses) {
@@ -619,7 +633,7 @@ private:
         }
         std::vector<int> dims(a.dims.begin(), a.dims.end());
         std::vector<int64_t> constants(a.constants.begin(), a.constants.end());
-        if (!a.simple || !cuda::registerAccessMap(*driver, l, dims, constants))
+        if (!held(a, l))
           staged[a.buffer] = "is written in this loop at elements that its threads do not hold";
         else if (!cuda::writesReachEveryReplica(*driver, l, dims, constants))
           staged[a.buffer] = "is written in this loop by one thread per element, while several threads hold each element";
@@ -643,8 +657,7 @@ private:
         const FragmentLayout &l = layouts.find(a.buffer)->second;
         if (l.isReplicated())
           continue;
-        if (!a.simple || !cuda::registerAccessMap(*driver, l, std::vector<int>(a.dims.begin(), a.dims.end()),
-                                                  std::vector<int64_t>(a.constants.begin(), a.constants.end()))) {
+        if (!held(a, l)) {
           if (readThroughCopy(loop, *driver, a, accesses))
             continue;
           a.op->emitError() << "'" << gpu::nameOf(a.buffer) << "' (" << l.name()

@@ -254,3 +254,20 @@ TEST_CASE("a gemm's k-step is one XOR along columns and one add along rows where
   CHECK(Swizzle::forRow(256).rowStepIsAdd());
   CHECK(Swizzle::forRow(64).rowStepIsAdd());
 }
+
+TEST_CASE("a write reaches every replica only when the threads running it are the threads holding it", "[layout]") {
+  // A loop over (16, 32) spread as blocked 16x32 vec 4 over 128 threads: j's thread digits (8 threads per row) are
+  // replicas of r[i] in the slice. Each (i, j) is run by one thread, and r[i] is held by 8.
+  FragmentLayout loop = FragmentLayout::blocked({16, 32}, 128, 4);
+  FragmentLayout rows = loop.slice(1);
+  REQUIRE(registerAccessMap(loop, rows, {0}).has_value());
+  CHECK(!writesReachEveryReplica(loop, rows, {0}));
+  // Written in place at every loop index: one thread runs and holds each element.
+  CHECK(writesReachEveryReplica(loop, loop, {0, 1}));
+  // 16 x 4 over 64 threads, 4 elements per thread: j lives in the slots, so the one thread holding r[i] runs every
+  // (i, j); the 48 threads past the 16 rows are replicas of the loop and of r alike.
+  FragmentLayout narrow = FragmentLayout::blocked({16, 4}, 64, 4);
+  FragmentLayout narrowRows = narrow.slice(1);
+  REQUIRE(registerAccessMap(narrow, narrowRows, {0}).has_value());
+  CHECK(writesReachEveryReplica(narrow, narrowRows, {0}));
+}

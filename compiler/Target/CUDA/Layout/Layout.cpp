@@ -5,7 +5,6 @@
 #include <cassert>
 #include <cctype>
 #include <map>
-#include <set>
 #include <numeric>
 #include <sstream>
 
@@ -275,27 +274,49 @@ bool writesReachEveryReplica(const FragmentLayout &driver, const FragmentLayout 
                              const std::vector<int64_t> &constants) {
   if (driver.threads() != other.threads() || dims.size() != size_t(other.rank()))
     return false;
-  // How many threads hold each element of `other`, and how many run each iteration of the loop.
-  std::map<std::vector<int64_t>, int64_t> holders, runners;
-  for (int64_t t = 0; t < other.threads(); ++t) {
-    std::set<std::vector<int64_t>> mine;
-    for (int64_t s = 0; s < other.numSlots(); ++s)
-      if (std::vector<int64_t> c = other.coords(t, s); other.inBounds(c) && mine.insert(c).second)
-        ++holders[c];
-  }
-  for (int64_t t = 0; t < driver.threads(); ++t) {
-    std::set<std::vector<int64_t>> mine;
-    for (int64_t s = 0; s < driver.numSlots(); ++s)
-      if (std::vector<int64_t> c = driver.coords(t, s); driver.inBounds(c) && mine.insert(c).second)
-        ++runners[c];
-  }
+  // Coordinates as row-major indices into count tables (the shapes are static and bounded: register tiles and
+  // parallel loops are size-checked before layouts are inferred).
+  auto linear = [](const FragmentLayout &l, const std::vector<int64_t> &c) {
+    int64_t index = 0;
+    for (int d = 0; d < l.rank(); ++d)
+      index = index * l.shape()[d] + c[d];
+    return index;
+  };
+  auto size = [](const FragmentLayout &l) {
+    int64_t n = 1;
+    for (int64_t e : l.shape())
+      n *= e;
+    return n;
+  };
+  // How many threads hold each element of `other`, and how many run each iteration of the loop (a thread holding or
+  // running one twice counts once).
+  auto countThreads = [&](const FragmentLayout &l) {
+    std::vector<int64_t> count(size(l), 0), lastThread(size(l), -1);
+    for (int64_t t = 0; t < l.threads(); ++t)
+      for (int64_t s = 0; s < l.numSlots(); ++s)
+        if (std::vector<int64_t> c = l.coords(t, s); l.inBounds(c)) {
+          int64_t e = linear(l, c);
+          if (lastThread[e] != t) {
+            lastThread[e] = t;
+            ++count[e];
+          }
+        }
+    return count;
+  };
+  std::vector<int64_t> holders = countThreads(other), runners = countThreads(driver);
   // registerAccessMap checks that each runner holds what it writes; equal counts then make the two sets equal.
-  for (const auto &[iteration, count] : runners) {
-    std::vector<int64_t> c(dims.size());
+  std::vector<int64_t> iteration(driver.rank(), 0), c(dims.size());
+  for (int64_t it = 0; it < int64_t(runners.size()); ++it) {
+    int64_t r = it;
+    for (int d = driver.rank() - 1; d >= 0; --d) {
+      iteration[d] = r % driver.shape()[d];
+      r /= driver.shape()[d];
+    }
+    if (runners[it] == 0)
+      continue;
     for (size_t k = 0; k < dims.size(); ++k)
       c[k] = dims[k] >= 0 ? iteration[dims[k]] : (k < constants.size() ? constants[k] : 0);
-    auto it = holders.find(c);
-    if (it == holders.end() || it->second != count)
+    if (!other.inBounds(c) || holders[linear(other, c)] != runners[it])
       return false;
   }
   return true;
