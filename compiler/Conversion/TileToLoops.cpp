@@ -51,6 +51,10 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   if (fromF && !toF)
     return arith::FPToSIOp::create(b, loc, to, v);
   unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  // A bool widens to 0 or 1, as it converts to 0.0 or 1.0 above and as the GPU's (int) does (sign extension made
+  // true -1 here).
+  if (fw < tw && from.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, to, v).getResult();
   return fw < tw ? arith::ExtSIOp::create(b, loc, to, v).getResult()
                  : arith::TruncIOp::create(b, loc, to, v).getResult();
 }

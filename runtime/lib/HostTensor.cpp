@@ -264,6 +264,19 @@ double runOnDevice(const Entry &entry, std::vector<HostTensor> &args) {
   return seconds;
 }
 
+namespace {
+/// (x - y)^2 and y^2 for the norms, where equal infinities (inf - inf is NaN) count as no difference: a result that
+/// overflows to the same infinity on both sides agrees. An infinity on one side only is an infinite difference.
+struct SquaredTerms {
+  double difference, reference;
+};
+SquaredTerms squaredTerms(double x, double y) {
+  if (std::isinf(x) || std::isinf(y))
+    return {x == y ? 0.0 : std::numeric_limits<double>::infinity(), 0.0};
+  return {(x - y) * (x - y), y * y};
+}
+} // namespace
+
 double relativeError(const HostTensor &a, const HostTensor &b) {
   if (a.shape != b.shape)
     throw Error(fmt::format("cannot compare tensors of shapes [{}] and [{}]", fmt::join(a.shape, ", "),
@@ -273,8 +286,9 @@ double relativeError(const HostTensor &a, const HostTensor &b) {
     double x = a.get(i), y = b.get(i);
     if (std::isnan(x) || std::isnan(y))
       return std::numeric_limits<double>::quiet_NaN();
-    difference += (x - y) * (x - y);
-    norm += y * y;
+    SquaredTerms t = squaredTerms(x, y);
+    difference += t.difference;
+    norm += t.reference;
   }
   if (norm == 0)
     return difference == 0 ? 0 : std::numeric_limits<double>::infinity();
@@ -292,10 +306,8 @@ double worstRowError(const HostTensor &a, const HostTensor &b) {
   // A row's difference is measured against the larger of its own norm and the tensor's RMS row norm, so that rows
   // that are nearly zero (a masked row, a tail) do not turn rounding into large relative errors.
   double total = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    double y = b.get(i);
-    total += y * y;
-  }
+  for (std::int64_t i = 0; i < n; ++i)
+    total += squaredTerms(b.get(i), b.get(i)).reference;
   const double typicalRow = std::sqrt(total / double(rows));
   double worst = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -304,8 +316,9 @@ double worstRowError(const HostTensor &a, const HostTensor &b) {
       double x = a.get(i), y = b.get(i);
       if (std::isnan(x) || std::isnan(y))
         return std::numeric_limits<double>::quiet_NaN();
-      difference += (x - y) * (x - y);
-      norm += y * y;
+      SquaredTerms t = squaredTerms(x, y);
+      difference += t.difference;
+      norm += t.reference;
     }
     double scale = std::max(std::sqrt(norm), typicalRow);
     double error = scale == 0 ? (difference == 0 ? 0 : std::numeric_limits<double>::infinity())

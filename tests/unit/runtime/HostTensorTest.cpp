@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <cmath>
 #include <fstream>
 
@@ -194,4 +196,24 @@ TEST_CASE("random integer arguments take both signs", "[host]") {
   }
   CHECK(negative);
   CHECK(positive);
+}
+
+TEST_CASE("equal infinities agree, an infinity on one side does not", "[host]") {
+  HostTensor a(DType::F32, {2, 2}), b(DType::F32, {2, 2});
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 4; ++i) {
+    a.set(i, i + 1.0);
+    b.set(i, i + 1.0);
+  }
+  a.set(1, inf);
+  b.set(1, inf);
+  a.set(2, -inf);
+  b.set(2, -inf);
+  CHECK(relativeError(a, b) == 0); // inf - inf would be NaN
+  CHECK(worstRowError(a, b) == 0);
+  a.set(2, inf);
+  CHECK(std::isinf(relativeError(a, b)));
+  CHECK(std::isinf(worstRowError(a, b)));
+  a.set(2, 3.0);
+  CHECK(std::isinf(relativeError(a, b)));
 }
