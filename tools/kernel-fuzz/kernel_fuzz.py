@@ -538,6 +538,20 @@ def write_coverage_md(rows, path, header):
             f.write(f"| `{name}` | {gen} | {cuda} | {cpu} | {model} | {ref} | {msg} |\n")
 
 
+def runtime_include_of(tilec):
+    """runtime/include of the sources `tilec` was built from: the emitted CUDA includes the device headers of its
+    own version (NVRTC gets them embedded; nvcc needs the files)."""
+    d = os.path.dirname(os.path.abspath(tilec))
+    for _ in range(3):
+        cache = os.path.join(d, "CMakeCache.txt")
+        if os.path.exists(cache):
+            m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", open(cache).read(), re.M)
+            if m and os.path.isdir(os.path.join(m.group(1), "runtime", "include")):
+                return os.path.join(m.group(1), "runtime", "include")
+        d = os.path.dirname(d)
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runtime", "include")
+
+
 def keep_ref(case):
     return case.cpu_ran and not case.problems and case.xfail is None and not case.nonfinite
 
@@ -558,8 +572,9 @@ def main():
     ap.add_argument("--no-model", dest="model", action="store_false", help="with --cpu: no check against the model")
     ap.add_argument("--check", action="store_true",
                     help="on a GPU machine: `tilec run --check` (the GPU against the CPU backend, same inputs)")
-    ap.add_argument("--runtime-include", default=os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
-                                                               "include"))
+    ap.add_argument("--runtime-include",
+                    help="the device headers for --nvcc (default: those of the source tree tilec was built from, "
+                         "found through its build directory's CMakeCache.txt, else this checkout's)")
     ap.add_argument("--keep", default="/tmp/kernel-fuzz")
     ap.add_argument("--gemm-loops", action="store_true",
                     help="start every kernel with a pipelined tiled gemm (multi-buffering, prefetch, tensor cores)")
@@ -592,6 +607,8 @@ def main():
         os.makedirs(args.refs, exist_ok=True)
     os.makedirs(args.keep, exist_ok=True)
     tilegen.ALLOW_KNOWN_BUGS = args.known_bugs
+    if args.nvcc and not args.runtime_include:
+        args.runtime_include = runtime_include_of(args.tilec)
     started = time.time()
 
     rng = random.Random(args.seed)

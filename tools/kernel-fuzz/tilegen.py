@@ -87,7 +87,7 @@ CONSTRUCTS = (
     # scalar expressions
     "int.div", "int.mod", "int.div-negative", "int.mod-negative", "int.unary-minus",
     "cmp.<", "cmp.<=", "cmp.>", "cmp.>=", "cmp.==", "cmp.!=", "bool.and", "bool.or", "bool.not", "bool.eq",
-    "select", "select.bool", "scalar.dynamic", "scalar.compile-time", "scalar.in-parallel",
+    "select", "select.bool", "scalar.assign", "scalar.compile-time", "scalar.in-parallel",
     "if", "if-else", "if-elif-else", "if.compile-time", "if.in-parallel", "pass",
     "builtin.min", "builtin.max", "builtin.abs", "builtin.cdiv", "builtin.int", "builtin.float",
     *[f"math.{f}" for f in FLOAT_FUNCS if f not in ("abs", "min", "max")],
@@ -1416,11 +1416,11 @@ def gen_scalar(rng, k):
         k.bind(name, "int")
     elif r < 0.75 or k.int_only:
         k.emit(f"{name} = {k.int_expr(2, uniform=True)}")
-        k.tag("scalar.dynamic")
+        k.tag("scalar.assign")
         k.bind(name, "int")
     else:
         k.emit(f"{name} = {k.float_expr(2, uniform=True)}")
-        k.tag("scalar.dynamic")
+        k.tag("scalar.assign")
         k.bind(name, "float")
 
 
