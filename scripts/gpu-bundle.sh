@@ -75,8 +75,8 @@ fi
 tar -C "$bundle_dir" -cJf "$bundle_dir/refs.tar.xz" refs && rm -rf "$bundle_dir/refs"
 # Random kernels (tools/kernel-fuzz) and the regression kernels (tools/kernel-fuzz/regressions, under every atomics
 # strategy), with the CPU backend's outputs for them, for gpu-run.sh's kernelfuzz step: TILEC_KERNEL_FUZZ="COUNT SEED"
-# (default "20 12"). Packed like refs/ (bundle-unpack.sh): about 5.5 KB a kernel (65 KB of .npy), so 1000 kernels
-# add some 6 MB to the bundle; making them takes about 0.4 s a kernel on 2 cores (--jobs: every core here).
+# (default "20 12"). Packed like refs/ (bundle-unpack.sh): 1000 kernels are 69 MB of .npy, 7.2 MB packed; making them
+# took 381 s on 2 busy cores (--jobs: every core here), with each kernel's shuffled re-run and model check.
 read -r kf_count kf_seed <<<"${TILEC_KERNEL_FUZZ:-20 12}"
 python3 "$repo/tools/kernel-fuzz/kernel_fuzz.py" --tilec "$reference_tilec" --count "$kf_count" --seed "$kf_seed" \
   --cpu --refs "$bundle_dir/kernel-fuzz" --regressions "$repo/tools/kernel-fuzz/regressions" --jobs "$jobs" \
