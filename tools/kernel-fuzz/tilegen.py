@@ -1103,7 +1103,7 @@ def gen_reduce(rng, k):
 
 def gen_reduce_in_parallel(rng, k):
     """A reduction per iteration of a parallel loop (the GPU lowering refuses it; the language accepts it)."""
-    cands = [t for t in k.readable_tiles(lambda d: d != "bool") if t.space == "shared" and len(t.shape) == 2]
+    cands = [t for t in k.readable_tiles(lambda d: d != "bool") if t.space != "local" and len(t.shape) == 2]
     if not cands or k.in_parallel():
         return
     t = rng.choice(cands)
@@ -1461,7 +1461,7 @@ STATEMENTS = (
     (3, lambda rng, k, d: gen_scalar_store(rng, k), False),
     (2, lambda rng, k, d: gen_range_in_parallel(rng, k), False),
     (2, lambda rng, k, d: gen_pipelined_gemm(rng, k) if not k.int_only and d == 0 else None, False),
-    (0.3, lambda rng, k, d: gen_reduce_in_parallel(rng, k), False),
+    (0.5, lambda rng, k, d: gen_reduce_in_parallel(rng, k), False),
     (1.5, lambda rng, k, d: gen_parallel_many(rng, k), False),
     (0.7, lambda rng, k, d: gen_attention_like(rng, k) if not k.int_only and d == 0 else None, False),
 )
