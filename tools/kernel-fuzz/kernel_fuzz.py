@@ -27,7 +27,9 @@ For each kernel:
      run it or refuse it with an error message, and numbers are compared without a GPU:
      - a second run with the blocks in a shuffled order (`--shuffle-blocks`) and, for exact kernels, another atomics
        strategy must give the same outputs: bit for bit for integer kernels and kernels without float atomic_add,
-       within tilec's tolerance by dtype otherwise;
+       within tilec's tolerance by dtype otherwise (0.25 where float adds accumulate in bf16/f16: native adds into a
+       16-bit tensor or shared tile, whose sums depend on the order by whole percents). This is a check of the CPU
+       backend and the atomics legalization against themselves, not an independent one;
      - integer kernels (i32 / bool only, about 30 % of them) also run on NumPy inputs with signed values, and their
        outputs must equal, bit for bit, those of tilemodel.py, an independent interpreter of the language written
        from docs/language.md (--no-model skips it). The model also rejects kernels that are not well defined (a read
@@ -44,11 +46,16 @@ The GPU machine's tilec has no CPU backend. `--cpu --refs DIR` keeps every kerne
 outputs (inputs of seed 11), in DIR (DIR/manifest.txt); `--against DIR` then runs each on the GPU with
 `tilec run --reference` (scripts/gpu-bundle.sh and scripts/gpu-run.sh). A manifest entry without its kernel or
 outputs, a run that does not say it ran on the GPU, and a machine without a GPU are failures (exit 1, or 2 when
-nothing could run), never a pass.
+nothing could run), never a pass. Kernels with an inf or NaN output are run but not kept (tilec's relative norm is
+NaN for them, even against themselves); those with 16-bit atomic sums are kept with `--tolerance 0.25`.
+1000 kernels take about 6 minutes on 2 cores with --jobs 2 (69 MB of outputs, 7 MB packed with xz).
 
 `--regressions DIR` adds every DIR/*.tile (tools/kernel-fuzz/regressions: kernels that once failed) to the run, under
 each atomics strategy, with the arguments of its `# kernel-fuzz: --dim m=37 ...` comment line
-(`# kernel-fuzz[KERNEL]: ...` for one kernel of the file); the refs and --against flows carry them too.
+(`# kernel-fuzz[KERNEL]: ...` for one kernel of the file); the refs and --against flows carry them too
+(regressions/README.md). A construct that hits a compiler bug still open is held back from generation
+(tilegen.KNOWN_BUGS, listed in every summary; --known-bugs generates it) and its regression kernel carries
+`# kernel-fuzz-xfail: REASON`.
 
 Exit status 1 when any finding; each is kept under --keep (default /tmp/kernel-fuzz) as KERNEL.tile plus the log.
 Same seed, same kernels (whatever --jobs). Inputs that the compiler refuses with a proper diagnostic are counted,
@@ -427,7 +434,8 @@ def nvcc_check(args, case, cu):
 
 
 def gpu_check(args, case):
-    c = run([args.tilec, "run", case.path, "--kernel", case.kernel, "--check", *case.run_args, *case.atomics])
+    tol = ["--tolerance", str(ORDER_TOLERANCE)] if order_sensitive(open(case.path).read(), case.atomics) else []
+    c = run([args.tilec, "run", case.path, "--kernel", case.kernel, "--check", *case.run_args, *case.atomics, *tol])
     clog = c.stdout + c.stderr
     if "needs the CPU backend" in clog:
         return "setup"
