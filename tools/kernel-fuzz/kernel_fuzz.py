@@ -452,6 +452,10 @@ def process(args, case, seed_rng):
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="kf-") as tmp:
         cu = compile_stages(args, case, tmp)
+        if case.status == "refused" and case.stage_refused in ("ast", "mlir") and case.tags:
+            # The generator makes only kernels that docs/language.md accepts.
+            case.problems.append(f"the front end refused a generated kernel (a generator bug, or a front-end bug): "
+                                 f"{case.refusal}")
         if cu and args.nvcc and not case.problems:
             nvcc_check(args, case, cu)
         if args.cpu and not case.problems:

@@ -1103,7 +1103,8 @@ def gen_reduce(rng, k):
 
 def gen_reduce_in_parallel(rng, k):
     """A reduction per iteration of a parallel loop (the GPU lowering refuses it; the language accepts it)."""
-    cands = [t for t in k.readable_tiles(lambda d: d != "bool") if t.space != "local" and len(t.shape) == 2]
+    cands = [t for t in k.readable_tiles(lambda d: d != "bool") if t.space != "local" and len(t.shape) == 2
+             and t.shape[1] > 1]   # t[i, :] of a [n, 1] tile is a 0-d region: nothing to reduce
     if not cands or k.in_parallel():
         return
     t = rng.choice(cands)
