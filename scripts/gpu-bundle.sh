@@ -73,13 +73,16 @@ fi
 # 64 MiB copy for a second carry (bundle-asan/, an older tilec for A/B runs); gpu-run.sh unpacks it
 # (scripts/bundle-unpack.sh).
 tar -C "$bundle_dir" -cJf "$bundle_dir/refs.tar.xz" refs && rm -rf "$bundle_dir/refs"
-# Random kernels (tools/kernel-fuzz) and the CPU backend's outputs for them, for gpu-run.sh's kernelfuzz step:
-# TILEC_KERNEL_FUZZ="COUNT SEED" (default "20 12": under 1 MB; the count is bounded by the GPU step's device time,
-# about 1 s a kernel, not by the bundle's 60 MB).
+# Random kernels (tools/kernel-fuzz) and the regression kernels (tools/kernel-fuzz/regressions, under every atomics
+# strategy), with the CPU backend's outputs for them, for gpu-run.sh's kernelfuzz step: TILEC_KERNEL_FUZZ="COUNT SEED"
+# (default "20 12"). Packed like refs/ (bundle-unpack.sh): 1000 kernels are 69 MB of .npy, 7.2 MB packed; making them
+# took 381 s on 2 busy cores (--jobs: every core here), with each kernel's shuffled re-run and model check.
 read -r kf_count kf_seed <<<"${TILEC_KERNEL_FUZZ:-20 12}"
 python3 "$repo/tools/kernel-fuzz/kernel_fuzz.py" --tilec "$reference_tilec" --count "$kf_count" --seed "$kf_seed" \
-  --cpu --refs "$bundle_dir/kernel-fuzz" --keep "$(mktemp -d)" >"$bundle_dir/kernel-fuzz.log" 2>&1 ||
+  --cpu --refs "$bundle_dir/kernel-fuzz" --regressions "$repo/tools/kernel-fuzz/regressions" --jobs "$jobs" \
+  --no-coverage --keep "$(mktemp -d)" >"$bundle_dir/kernel-fuzz.log" 2>&1 ||
   { echo "gpu-bundle: the kernel fuzzer's CPU half failed:" >&2; cat "$bundle_dir/kernel-fuzz.log" >&2; exit 1; }
+tar -C "$bundle_dir" -cJf "$bundle_dir/kernel-fuzz.tar.xz" kernel-fuzz && rm -rf "$bundle_dir/kernel-fuzz"
 # The .tile kernels the compiler tests compile (they look in <bin>/../kernels).
 cp -r "$repo/kernels" "$bundle_dir/kernels"
 find "$bundle_dir/kernels" -type f ! -name '*.tile' -delete

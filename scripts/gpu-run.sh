@@ -189,12 +189,14 @@ if step fallback; then
       "$cap" | tee -a "$summary"
   fi
 fi
-# Random well-formed kernels (tools/kernel-fuzz): each on the GPU against the CPU backend's outputs on the same
-# inputs. The bundle's tilec has no CPU backend, so scripts/gpu-bundle.sh made the kernels and those outputs
-# (bundle/kernel-fuzz, TILEC_KERNEL_FUZZ="COUNT SEED" there); findings are printed in OUTDIR/kernel-fuzz.log.
+# Random well-formed kernels (tools/kernel-fuzz) and the regression kernels: each on the GPU against the CPU
+# backend's outputs on the same inputs. The bundle's tilec has no CPU backend, so scripts/gpu-bundle.sh made the
+# kernels and those outputs (bundle/kernel-fuzz, TILEC_KERNEL_FUZZ="COUNT SEED" there); findings are printed in
+# OUTDIR/kernel-fuzz.log. A missing bundle/kernel-fuzz, a missing reference and a machine without a GPU fail the
+# step. TILEC_KERNEL_FUZZ_JOBS kernels at a time (default 4: NVRTC compiles on the host's cores).
 if step kernelfuzz; then
   python3 tools/kernel-fuzz/kernel_fuzz.py --tilec "$bundle_dir/bin/tilec" --against "$bundle_dir/kernel-fuzz" \
-    >"$out_dir/kernel-fuzz.log" 2>&1
+    --jobs "${TILEC_KERNEL_FUZZ_JOBS:-4}" >"$out_dir/kernel-fuzz.log" 2>&1
   status=$?
   printf '%-28s exit %d  %s\n' "kernel fuzz (gpu vs cpu)" "$status" "$(tail -n 1 "$out_dir/kernel-fuzz.log")" |
     tee -a "$summary"
