@@ -37,10 +37,7 @@ MAX_TILE_INT = 1024      # int-only kernels are also run by the Python model
 # Constructs that hit a compiler bug still open: generated only with ALLOW_KNOWN_BUGS (kernel_fuzz.py --known-bugs),
 # so that a fixed-seed CI run stays green and the bug stays tracked by its regression case (regressions/, marked
 # `# kernel-fuzz-xfail:`). Remove an entry once its bug is fixed.
-KNOWN_BUGS = {
-    "copy.bool-to-i32": "copy of a bool tile into i32: the CPU backend writes true as -1 (sign extension), the GPU "
-                        "as 1 (regressions/bool_to_i32_copy.tile); language.md §9.1 lists no bool conversion",
-}
+KNOWN_BUGS = {}
 ALLOW_KNOWN_BUGS = False
 
 # Every construct the generator emits, in the order of the coverage table. The names say what the kernel contains;
