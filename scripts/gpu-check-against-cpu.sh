@@ -30,7 +30,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
 step cases env TILEC_KERNELS_DIR="$repo/kernels" bash "$repo/scripts/gpu-cpu-cases.sh" check "$work/tilec" \
   "$work/refs" "$out/cases"
 for refs in "$work"/fuzzrefs*/; do
-  step "fuzz-$(basename "$refs")" python3 "$repo/tools/kernel-fuzz/kernel_fuzz.py" --tilec "$work/tilec" --against "$refs"
+  step "fuzz-$(basename "$refs")" python3 "$repo/tools/kernel-fuzz/kernel_fuzz.py" --tilec "$work/tilec" --jobs 8 \
+    --against "$refs"
 done
 # The sanitizers on the whole-tile ops inside parallel loops and their shared copies.
 while IFS='|' read -r name file kernel options; do
