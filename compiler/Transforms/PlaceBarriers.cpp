@@ -61,7 +61,7 @@ SharedRanges sharedRanges(KernelOp kernel) {
     MemRefType type = alloc.getType();
     if (getMemorySpaceOf(type) != MemorySpace::Shared)
       return;
-    int64_t bytes = (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+    int64_t bytes = type.getNumElements() * gpu::elementBytes(type.getElementType()); // a bool is a byte
     if (auto stages = alloc->getAttrOfType<IntegerAttr>(gpu::kStagesAttr)) {
       auto stride = alloc->getAttrOfType<IntegerAttr>(gpu::kStageBytesAttr);
       bytes = (stride ? stride.getInt() : bytes) * stages.getInt(); // every buffer of a multi-buffered tile

@@ -76,7 +76,8 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
         return;
       MemRefType type = alloc.getType();
       int64_t alignment = wgmmaOperands.count(alloc) ? kWgmmaAlignment : kAlignment;
-      int64_t bytes = (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+      // In the emitted code's element type: a bool is one byte (gpu::elementBytes), not one bit.
+      int64_t bytes = type.getNumElements() * gpu::elementBytes(type.getElementType());
       // A multi-buffered tile (tile-multi-buffer) holds one aligned buffer per stage.
       if (auto stages = alloc->getAttrOfType<IntegerAttr>(gpu::kStagesAttr))
         bytes = alignUp(bytes, alignment) * stages.getInt();
@@ -134,7 +135,7 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
       p.alloc->setAttr(gpu::kOffsetAttr, b.getI64IntegerAttr(p.offset));
       if (p.alloc->hasAttr(gpu::kStagesAttr))
         p.alloc->setAttr(gpu::kStageBytesAttr,
-                         b.getI64IntegerAttr(alignUp((type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8,
+                         b.getI64IntegerAttr(alignUp(type.getNumElements() * gpu::elementBytes(type.getElementType()),
                                                      p.alignment)));
       p.alloc->setAttr(gpu::kSwizzleAttr, b.getStringAttr(swizzle.name()));
     }

@@ -587,7 +587,9 @@ def runtime_include_of(tilec):
 
 
 def keep_ref(case):
-    return case.cpu_ran and not case.problems and case.xfail is None and not case.nonfinite
+    # A kernel the GPU lowering refuses (with a diagnostic) has nothing to compare on the GPU.
+    return (case.cpu_ran and not case.problems and case.xfail is None and not case.nonfinite
+            and case.status != "refused")
 
 
 def main():
@@ -736,7 +738,8 @@ def main():
         print(f"kernel-fuzz: {kept} kernels kept as references in {args.refs}; not kept: "
               f"{sum(c.nonfinite and c.cpu_ran and not c.problems for c in cases)} with an inf or NaN output "
               f"(tilec run --reference cannot compare them), {sum(not c.cpu_ran for c in cases)} not run on the "
-              f"CPU backend, {sum(bool(c.problems) for c in cases)} with findings or expected failures; "
+              f"CPU backend, {sum(c.status == 'refused' and c.cpu_ran and not c.problems for c in cases)} refused by "
+              f"the GPU lowering, {sum(bool(c.problems) for c in cases)} with findings or expected failures; "
               f"{sum(keep_ref(c) and c.order_sensitive for c in cases)} of the kept ones add atomically in 16 bits "
               f"(compared with --tolerance {ORDER_TOLERANCE})")
     print(f"kernel-fuzz: {len(gen)} kernels (seed {args.seed}){f' + {len(regs)} regression cases' if regs else ''}: "

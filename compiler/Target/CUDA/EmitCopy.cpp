@@ -382,7 +382,7 @@ LogicalResult KernelEmitter::emitDiscard(DiscardOp op) {
   TileRef r = ref(op.getRegion());
   const Buffer &b = *r.buffer;
   const size_t rank = r.window.size();
-  const int64_t elementBytes = b.element.getIntOrFloatBitWidth() / 8;
+  const int64_t elementBytes = gpu::elementBytes(b.element);
   const int64_t linesPerRow = r.window[rank - 1] * elementBytes / 128;
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d)
