@@ -185,7 +185,9 @@ LogicalResult KernelEmitter::emitReduce(ReduceOp op) {
     close();
   } else {
     SlotLoop sl = openSlotLoop(sliced, "store the reduction");
-    std::vector<std::string> out = sl.coords;
+    // readElement and writeElement take squeezed coordinates (the target's window without its extents of 1): a
+    // [1, 8] target took the unit dim's coordinate for its column, and every row sum went into element 0.
+    std::vector<std::string> out = squeezeCoords(sliced.shape(), sl.coords);
     std::string v = acc + "[" + sl.slot + "]";
     if (!op.getClear())
       v = combine + "(" + convert(readElement(dst, out, sl), tb.element, accT) + ", " + v + ")";
