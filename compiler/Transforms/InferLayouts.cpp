@@ -467,6 +467,11 @@ private:
     auto onChipRegisters = [&](Value v) { return isFragmentAlloc(v) || isIn(v, MemorySpace::Local); };
     if (!onChipRegisters(s) || !onChipRegisters(t))
       return success();
+    // A copy inside a parallel loop runs once per iteration, element by element, in the thread running the
+    // iteration (annotateLoops checks that it holds both tiles whole, or writes a shared copy of the target). A
+    // staging tile here would be one buffer for every thread running an iteration at once.
+    if (copy->getParentOfType<ParallelOp>())
+      return success();
     const FragmentLayout &ls = layouts.find(s)->second, &lt = layouts.find(t)->second;
     if (copy.getSource() == s && copy.getTarget() == t && ls == lt)
       return success();
