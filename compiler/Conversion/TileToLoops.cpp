@@ -477,9 +477,12 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   Type t = src.elementType();
   bool isFloat = isa<FloatType>(t);
   ReduceKind kind = op.getKind();
+  // A sum of 16-bit floats is accumulated in f32 and rounded once, at the store, as on the GPU (docs/language.md
+  // §9.4); rounding every partial sum to 16 bits would lose bits with every term.
+  Type acc = kind == ReduceKind::Sum && isFloat && t.getIntOrFloatBitWidth() < 32 ? b.getF32Type() : t;
   Value identity;
   if (kind == ReduceKind::Sum) {
-    identity = zeroOf(b, loc, t);
+    identity = zeroOf(b, loc, acc);
   } else if (isFloat) {
     double inf = std::numeric_limits<double>::infinity();
     identity = arith::ConstantOp::create(
@@ -505,19 +508,22 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     llvm_unreachable("reduce kind");
   };
   loopNest(b, loc, dst.logicalShape, [&](ValueRange out) {
-    Value init = op.getClear() ? identity : dst.load(b, loc, out);
+    // The slice is reduced on its own, then combined with the target's old contents (clear=false), as on the GPU.
     auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0),
                                    constIndex(b, loc, src.logicalShape[dim]),
-                                   constIndex(b, loc, 1), ValueRange{init});
+                                   constIndex(b, loc, 1), ValueRange{identity});
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(loop.getBody());
       SmallVector<Value> in(out.begin(), out.end());
       in.insert(in.begin() + dim, loop.getInductionVar());
-      Value x = src.load(b, loc, in);
+      Value x = convertScalar(b, loc, src.load(b, loc, in), acc);
       scf::YieldOp::create(b, loc, combine(loop.getRegionIterArg(0), x));
     }
-    dst.store(b, loc, loop.getResult(0), out);
+    Value result = loop.getResult(0);
+    if (!op.getClear())
+      result = combine(convertScalar(b, loc, dst.load(b, loc, out), acc), result);
+    dst.store(b, loc, convertScalar(b, loc, result, dst.elementType()), out);
   });
   return success();
 }

@@ -594,6 +594,35 @@ private:
     return result;
   }
 
+  /// A shared or global buffer that the loop's body both writes and reads (element accesses, whole-tile ops,
+  /// atomics), the first in program order; null if none. Where several threads run an iteration, only the primary
+  /// one writes memory, so what another reads back in the same iteration may predate the write.
+  static Value readBackBuffer(ParallelOp loop) {
+    llvm::SetVector<Value> reads, writes;
+    auto note = [&](Value v, bool written) {
+      Value base = gpu::baseBuffer(v);
+      if (isIn(base, MemorySpace::Shared) || isIn(base, MemorySpace::Global))
+        (written ? writes : reads).insert(base);
+    };
+    loop.getBodyBlock().walk([&](Operation *op) {
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        note(load.getMemRef(), false);
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        note(store.getMemRef(), true);
+      else if (auto add = dyn_cast<AtomicAddOp>(op))
+        note(add.getDest(), true);
+      else if (auto rmw = dyn_cast<AtomicRmwOp>(op))
+        note(rmw.getDest(), true);
+      if (runsPerIteration(op))
+        for (auto [operand, written] : tileOperands(op))
+          note(operand, written);
+    });
+    for (Value w : writes)
+      if (reads.contains(w))
+        return w;
+    return nullptr;
+  }
+
   // Step 5b: how each parallel loop is spread, and a check of every fragment access in it.
   LogicalResult annotateLoops() {
     LogicalResult result = success();
@@ -610,9 +639,14 @@ private:
       for (const Access &a : accesses)
         if (a.isStore && layouts.count(a.buffer) && layouts.find(a.buffer)->second.isReplicated())
           writesReplicated = true;
+      // A loop that reads back memory it writes is not run by every thread (a replicated loop): its register
+      // tiles go through shared copies instead (below), so that only the thread writing memory sees it.
+      Value readBack = readBackBuffer(loop);
+      if (readBack && driver && driver->isReplicated())
+        driver.reset();
       if (!driver)
-        driver = writesReplicated ? FragmentLayout::replicated(space, threads)
-                                  : FragmentLayout::blocked(space, threads, 1);
+        driver = writesReplicated && !readBack ? FragmentLayout::replicated(space, threads)
+                                               : FragmentLayout::blocked(space, threads, 1);
       // Whether the loop's threads hold the elements an access reaches (registerAccessMap), once per distinct
       // access: a loop body reads the same element of a tile many times.
       std::map<std::tuple<void *, std::vector<int>, std::vector<int64_t>>, bool> heldCache;
@@ -654,6 +688,24 @@ private:
             staged[base] = "is written by a whole-tile op once per iteration of this loop, which one thread runs";
         }
       });
+      // Several threads run each iteration of a loop that reads back memory it writes: only the primary one's
+      // reads see its writes, so only it may write registers, through shared copies like the memory it writes.
+      if (readBack && !driver->replicaTerms().empty()) {
+        std::string why = "is written in this loop, whose iterations each run in several threads while it reads back "
+                          "'" + gpu::nameOf(readBack) + "', which it writes; only the primary thread's writes count";
+        for (const Access &a : accesses)
+          if (a.isStore && layouts.count(a.buffer) && !staged.count(a.buffer))
+            staged[a.buffer] = why;
+        loop.getBodyBlock().walk([&](Operation *op) {
+          if (!runsPerIteration(op))
+            return;
+          for (auto [operand, written] : tileOperands(op)) {
+            Value base = gpu::baseBuffer(operand);
+            if (written && layouts.count(base) && !staged.count(base))
+              staged[base] = why;
+          }
+        });
+      }
       for (auto &[buffer, why] : staged)
         writeThroughShared(loop, buffer, *driver, why);
       for (const Access &a : accesses) {

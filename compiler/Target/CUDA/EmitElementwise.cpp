@@ -353,8 +353,8 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
 /// thread's slots: first every old value is read (G elements per vector access, into registers), then each is added
 /// to and written back. Element by element in one pass, each store may alias the next load as far as NVVM knows, so
 /// the reads went to memory one round trip at a time (64 of them per thread at the end of every flash-attention
-/// backward block under MHA). Within the thread the elements are distinct (the fragment is not replicated) and no
-/// other thread or block touches them (exclusive), so reading them all first changes nothing.
+/// backward block under MHA). Within the thread the elements are distinct and no other block touches them
+/// (exclusive), so reading them all first changes nothing; where the layout has replicas, only the primary one writes.
 LogicalResult KernelEmitter::emitExclusiveRegionAdd(const AtomicUpdate &op, int64_t width) {
   TileRef src = ref(op.value), dst = ref(op.dest);
   const Buffer &f = *src.buffer, &g = *dst.buffer;
@@ -380,6 +380,10 @@ LogicalResult KernelEmitter::emitExclusiveRegionAdd(const AtomicUpdate &op, int6
       SlotLoop sl = openSlotLoop(l, pass == 0 ? "read" : "add and write", width, first, end);
       std::vector<std::string> base = dst.baseCoords(squeezeCoords(f.shape, sl.coords));
       std::string inBounds = boundsCheck(dst, base);
+      // Where the layout has replicas, each of them reads, but only its primary thread writes back: every replica
+      // writing would add the value once per replica.
+      if (pass == 1 && !sl.primary.empty())
+        inBounds = inBounds.empty() ? sl.primary : sl.primary + " && " + inBounds;
       std::string pred = inBounds.empty() ? "true" : inBounds;
       std::string element0 = g.var + "[" + linearIndex(g, base) + "]";
       std::string group = old + "[(" + sl.slot + " - " + std::to_string(first) + ") / " + std::to_string(width) + "]";
