@@ -513,7 +513,10 @@ def check_against(args):
         if "no CUDA driver" in log:
             return "nogpu", log.splitlines()[-1]
         if c.returncode != 0:
-            return "differ", f"exit {c.returncode}\n  " + "\n  ".join(log.splitlines()[-8:])
+            # Every tensor that differs (a kernel may have more outputs than a tail of the log shows), then the tail.
+            lines = log.splitlines()
+            shown = [l for l in lines[:-4] if "MISMATCH" in l] + lines[-4:]
+            return "differ", f"exit {c.returncode}\n  " + "\n  ".join(shown)
         if f"ran {kernel} {where}" not in c.stdout or "vs reference" not in c.stdout:
             return "differ", f"exit 0 but the output does not show a run {where} compared with the reference:\n  " + \
                 "\n  ".join(log.splitlines()[-8:])
