@@ -6,15 +6,23 @@
 #
 #   scripts/gpu-check-against-cpu.sh BUNDLE OUT
 #
-# BUNDLE holds `tilec` (built with -DTILEC_STATIC_LLVM=ON -DTILEC_CLI_WITH_CPU_RUN=OFF), refs.tar.xz (a refs/
-# directory of scripts/gpu-cpu-cases.sh refs) and fuzzrefs.tar.xz (kernel-fuzz --refs directories, one per seed).
+# GPU_CHECK_STEPS (default "cases fuzz sanitizers") names the steps to run, so that a machine lent for a limited time
+# can take them in several calls; GPU_CHECK_FUZZ (default: every fuzzrefs* directory of the archive) names the
+# --refs directories of the fuzz step.
+#
+# BUNDLE holds `tilec` or bin/tilec (built with -DTILEC_STATIC_LLVM=ON -DTILEC_CLI_WITH_CPU_RUN=OFF, as
+# scripts/gpu-bundle.sh builds it), refs.tar.xz (a refs/ directory of scripts/gpu-cpu-cases.sh refs) and
+# fuzzrefs.tar.xz (kernel-fuzz --refs directories, one per seed).
 set -uo pipefail
 bundle="${1:?usage: $0 BUNDLE OUT}"
 out="${2:?usage: $0 BUNDLE OUT}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
 mkdir -p "$out"
-cp "$bundle/tilec" "$work/tilec" && chmod +x "$work/tilec"
+# The tilec of scripts/gpu-bundle.sh's bundle (bin/tilec), or one copied alone into BUNDLE.
+tilec_exe="$bundle/bin/tilec"
+[[ -f "$tilec_exe" ]] || tilec_exe="$bundle/tilec"
+cp "$tilec_exe" "$work/tilec" && chmod +x "$work/tilec"
 tar -xJf "$bundle/refs.tar.xz" -C "$work" && tar -xJf "$bundle/fuzzrefs.tar.xz" -C "$work" || exit 1
 failed=0
 step() { # name command...
@@ -27,14 +35,23 @@ step() { # name command...
   ((status == 0)) || failed=1
 }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>&1 || failed=1
-step cases env TILEC_KERNELS_DIR="$repo/kernels" bash "$repo/scripts/gpu-cpu-cases.sh" check "$work/tilec" \
-  "$work/refs" "$out/cases"
-for refs in "$work"/fuzzrefs*/; do
-  step "fuzz-$(basename "$refs")" python3 "$repo/tools/kernel-fuzz/kernel_fuzz.py" --tilec "$work/tilec" --jobs 8 \
-    --against "$refs"
+steps=" ${GPU_CHECK_STEPS:-cases fuzz sanitizers} "
+for s in $steps; do
+  [[ "$s" == cases || "$s" == fuzz || "$s" == sanitizers ]] || { echo "unknown step '$s' in GPU_CHECK_STEPS" >&2; exit 2; }
 done
+if [[ "$steps" == *" cases "* ]]; then
+  step cases env TILEC_KERNELS_DIR="$repo/kernels" bash "$repo/scripts/gpu-cpu-cases.sh" check "$work/tilec" \
+    "$work/refs" "$out/cases"
+fi
+if [[ "$steps" == *" fuzz "* ]]; then
+  for refs in ${GPU_CHECK_FUZZ:-$(cd "$work" && echo fuzzrefs*)}; do
+    [[ -d "$work/$refs" ]] || { echo "no directory $refs in $bundle/fuzzrefs.tar.xz" | tee -a "$out/summary.log"; failed=1; continue; }
+    step "fuzz-$refs" python3 "$repo/tools/kernel-fuzz/kernel_fuzz.py" --tilec "$work/tilec" --jobs 8 \
+      --against "$work/$refs"
+  done
+fi
 # The sanitizers on the whole-tile ops inside parallel loops and their shared copies.
-while IFS='|' read -r name file kernel options; do
+[[ "$steps" == *" sanitizers "* ]] && while IFS='|' read -r name file kernel options; do
   [[ "$name" == parallel_* ]] || continue
   for tool in memcheck racecheck; do
     # shellcheck disable=SC2086
