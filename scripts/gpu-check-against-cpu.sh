@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine: the GPU against the CPU backend's references made on a CPU machine from the same seeds, for the
 # GPU-vs-CPU cases (scripts/gpu-cpu-cases.sh) and for generated kernels (tools/kernel-fuzz, --refs there, --against
-# here), then compute-sanitizer memcheck and racecheck on the cases of kernels/examples/parallel_regions.tile. Every
-# step that fails or skips makes the exit status 1.
+# here), then compute-sanitizer memcheck and racecheck on the cases of kernels/examples/parallel_regions.tile and on a
+# sample of the generated kernels. Every step that fails or skips makes the exit status 1.
 #
 #   scripts/gpu-check-against-cpu.sh BUNDLE OUT
 #
@@ -59,5 +59,13 @@ fi
       --kernel "$kernel" --target cuda --seed 11 $options --reference "$work/refs/$name"
   done
 done <"$repo/tests/gpu-compiler/cpu-backend-cases.txt"
+# And on an even sample of the generated kernels (GPU_CHECK_SAN_SAMPLE of the first fuzz directory, default 25).
+if [[ "$steps" == *" sanitizers "* ]]; then
+  first=$(cd "$work" && echo fuzzrefs* | cut -d' ' -f1)
+  for tool in memcheck racecheck; do
+    step "$tool-generated" python3 "$repo/tools/kernel-fuzz/kernel_fuzz.py" --tilec "$work/tilec" --jobs 4 \
+      --against "$work/$first" --sanitize "$tool" --sample "${GPU_CHECK_SAN_SAMPLE:-25}"
+  done
+fi
 echo "gpu-check-against-cpu: $( ((failed)) && echo FAILED || echo passed)" | tee -a "$out/summary.log"
 exit "$failed"

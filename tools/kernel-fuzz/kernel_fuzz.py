@@ -499,6 +499,16 @@ def check_against(args):
         print(f"kernel-fuzz: {refs}/manifest.txt lists no kernels", file=sys.stderr)
         return 2
     where = "on the GPU" if target == "cuda" else "on the CPU"
+    wrapper = []
+    if args.sanitize:
+        if target != "cuda":
+            print("kernel-fuzz: --sanitize needs --against-target cuda", file=sys.stderr)
+            return 2
+        # An even sample of the kernels, each run under compute-sanitizer (which exits 3 on any error it reports).
+        if args.sample and args.sample < len(entries):
+            entries = [entries[i * len(entries) // args.sample] for i in range(args.sample)]
+        wrapper = ["compute-sanitizer", "--tool", args.sanitize, "--error-exitcode", "3"]
+        where += f" under compute-sanitizer --tool {args.sanitize}"
 
     def one(entry):
         name, kernel, atomics, run_args = entry
@@ -507,8 +517,8 @@ def check_against(args):
             return "missing", f"{tile} is missing"
         if not os.path.isdir(ref_dir) or not any(f.endswith(".npy") for f in os.listdir(ref_dir)):
             return "missing", f"no reference outputs in {ref_dir}"
-        c = run([args.tilec, "run", tile, "--kernel", kernel, "--target", target, "--seed", str(REF_SEED), *run_args,
-                 *atomics, "--reference", ref_dir])
+        c = run([*wrapper, args.tilec, "run", tile, "--kernel", kernel, "--target", target, "--seed", str(REF_SEED),
+                 *run_args, *atomics, "--reference", ref_dir])
         log = (c.stdout + c.stderr).strip()
         if "no CUDA driver" in log:
             return "nogpu", log.splitlines()[-1]
@@ -517,7 +527,8 @@ def check_against(args):
             lines = log.splitlines()
             shown = [l for l in lines[:-4] if "MISMATCH" in l] + lines[-4:]
             return "differ", f"exit {c.returncode}\n  " + "\n  ".join(shown)
-        if f"ran {kernel} {where}" not in c.stdout or "vs reference" not in c.stdout:
+        ran = "on the GPU" if target == "cuda" else "on the CPU"
+        if f"ran {kernel} {ran}" not in c.stdout or "vs reference" not in c.stdout:
             return "differ", f"exit 0 but the output does not show a run {where} compared with the reference:\n  " + \
                 "\n  ".join(log.splitlines()[-8:])
         return "pass", ""
@@ -632,6 +643,11 @@ def main():
     ap.add_argument("--against", metavar="DIR",
                     help="on a GPU machine: run every kernel of a --refs DIR on the GPU (`tilec run --target cuda "
                          "--reference`) and compare with the CPU backend's outputs; generates nothing")
+    ap.add_argument("--sanitize", choices=("memcheck", "racecheck", "synccheck", "initcheck"),
+                    help="with --against: run each kernel under compute-sanitizer with this tool; any error it "
+                         "reports fails the kernel")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="with --sanitize: only N kernels, spread evenly over the manifest (default: all)")
     ap.add_argument("--against-target", default="cuda", choices=("cuda", "cpu"),
                     help="where --against runs the kernels (cpu: the references against the CPU backend itself, "
                          "which tests the two halves without a GPU)")
