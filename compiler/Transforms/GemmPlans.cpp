@@ -5,7 +5,7 @@
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
-using cuda::FragmentLayout;
+using layout::FragmentLayout;
 using gpu::isIn;
 
 namespace tilec {
@@ -92,7 +92,7 @@ void markWgmmaGemms(KernelOp kernel, llvm::function_ref<const FragmentLayout *(V
     if (a.getDefiningOp<AllocOp>() && isIn(a, MemorySpace::Fragment)) {
       auto s = shapeOf(a);
       if (gemm.getTransposeA() || s.size() != 2 ||
-          !cuda::registerAccessMap(FragmentLayout::mmaOperandA(s[0], s[1], warps->first, warps->second),
+          !layout::registerAccessMap(FragmentLayout::mmaOperandA(s[0], s[1], warps->first, warps->second),
                                    *layoutOf(a), {0, 1}))
         return;
     } else if (!sharedRowsFit(a)) {

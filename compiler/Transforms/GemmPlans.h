@@ -5,7 +5,7 @@
 #define TILEC_TRANSFORMS_GEMMPLANS_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Target/CUDA/Layout.h"
+#include "tilec/Lowering/Layout.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -42,7 +42,7 @@ private:
 /// extent when K-major, its M or N extent when transposed) must be a multiple of 128 bytes.
 /// `layoutOf` gives a fragment's layout (every fragment has one by then).
 void markWgmmaGemms(tile::KernelOp kernel,
-                    llvm::function_ref<const cuda::FragmentLayout *(mlir::Value)> layoutOf);
+                    llvm::function_ref<const layout::FragmentLayout *(mlir::Value)> layoutOf);
 
 } // namespace tilec
 

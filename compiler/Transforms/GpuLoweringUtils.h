@@ -3,7 +3,7 @@
 #define TILEC_TRANSFORMS_GPULOWERINGUTILS_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Target/CUDA/Layout.h"
+#include "tilec/Lowering/Layout.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -74,14 +74,14 @@ inline std::optional<std::pair<int64_t, int64_t>> mmaWarps(mlir::Operation *gemm
 }
 
 /// The layout recorded on a fragment or local alloc.
-inline std::optional<cuda::FragmentLayout> layoutOf(mlir::Value buffer, int64_t threads) {
+inline std::optional<layout::FragmentLayout> layoutOf(mlir::Value buffer, int64_t threads) {
   mlir::Operation *def = baseBuffer(buffer).getDefiningOp();
   if (!def)
     return std::nullopt;
   auto text = def->getAttrOfType<mlir::StringAttr>(kLayoutAttr);
   if (!text)
     return std::nullopt;
-  return cuda::FragmentLayout::parse(text.str(), threads);
+  return layout::FragmentLayout::parse(text.str(), threads);
 }
 
 inline int64_t elementBytes(mlir::Type t) {

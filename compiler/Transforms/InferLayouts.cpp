@@ -35,7 +35,7 @@ namespace tilec {
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
-using cuda::FragmentLayout;
+using layout::FragmentLayout;
 
 namespace {
 
@@ -403,7 +403,7 @@ private:
         if (auto warps = gpu::mmaWarps(gemm)) {
           auto s = shapeOf(a);
           FragmentLayout operand = FragmentLayout::mmaOperandA(s[0], s[1], warps->first, warps->second);
-          inRegisters = cuda::registerAccessMap(operand, la, {0, 1}).has_value();
+          inRegisters = layout::registerAccessMap(operand, la, {0, 1}).has_value();
           need = operand.name();
         } else {
           inRegisters = la.isReplicated();
@@ -509,7 +509,7 @@ private:
     if (want.shape() != shapeOf(a.buffer))
       return false;
     std::vector<int> dims(used.begin(), used.end());
-    if (!cuda::registerAccessMap(driver, want, dims, std::vector<int64_t>(dims.size(), 0)))
+    if (!layout::registerAccessMap(driver, want, dims, std::vector<int64_t>(dims.size(), 0)))
       return false;
     auto it = readCopies.find({loop.getOperation(), a.buffer});
     Value copy;
@@ -656,7 +656,7 @@ private:
         auto key = std::make_tuple(a.buffer.getAsOpaquePointer(), dims, constants);
         auto it = heldCache.find(key);
         if (it == heldCache.end())
-          it = heldCache.emplace(key, a.simple && cuda::registerAccessMap(*driver, l, dims, constants)).first;
+          it = heldCache.emplace(key, a.simple && layout::registerAccessMap(*driver, l, dims, constants)).first;
         return it->second;
       };
       // Register tiles the loop writes other than in place, each thread its own elements: through shared memory.
@@ -674,7 +674,7 @@ private:
         std::vector<int64_t> constants(a.constants.begin(), a.constants.end());
         if (!held(a, l))
           staged[a.buffer] = "is written in this loop at elements that its threads do not hold";
-        else if (!cuda::writesReachEveryReplica(*driver, l, dims, constants))
+        else if (!layout::writesReachEveryReplica(*driver, l, dims, constants))
           staged[a.buffer] = "is written in this loop by one thread per element, while several threads hold each element";
       }
       loop.getBodyBlock().walk([&](Operation *op) {

@@ -126,12 +126,12 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
     Builder b(kernel.getContext());
     for (Placed &p : tiles) {
       MemRefType type = p.alloc.getType();
-      cuda::Swizzle swizzle;
+      layout::Swizzle swizzle;
       int64_t elementBytes = gpu::elementBytes(type.getElementType());
       if (type.getRank() >= 2)
-        swizzle = cuda::Swizzle::forRow(type.getShape().back() * elementBytes);
+        swizzle = layout::Swizzle::forRow(type.getShape().back() * elementBytes);
       if (p.alignment == kWgmmaAlignment)
-        swizzle = cuda::Swizzle::panelled(type.getShape()[0], type.getShape().back() * elementBytes, elementBytes);
+        swizzle = layout::Swizzle::panelled(type.getShape()[0], type.getShape().back() * elementBytes, elementBytes);
       p.alloc->setAttr(gpu::kOffsetAttr, b.getI64IntegerAttr(p.offset));
       if (p.alloc->hasAttr(gpu::kStagesAttr))
         p.alloc->setAttr(gpu::kStageBytesAttr,
@@ -144,7 +144,7 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
     kernel.walk([&](ReduceOp reduce) {
       auto layout = gpu::layoutOf(reduce.getSource(), kernel.getThreads());
       if (layout && gpu::baseBuffer(reduce.getSource()) == reduce.getSource())
-        scratch = std::max(scratch, cuda::crossWarpReduceScratchBytes(*layout, reduce.getDim()));
+        scratch = std::max(scratch, layout::crossWarpReduceScratchBytes(*layout, reduce.getDim()));
     });
     int64_t scratchOffset = alignUp(total);
     if (scratch)

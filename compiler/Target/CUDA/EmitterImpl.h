@@ -5,7 +5,7 @@
 #define TILEC_TARGET_CUDA_EMITTERIMPL_H
 
 #include "../../Transforms/GpuLoweringUtils.h"
-#include "tilec/Target/CUDA/Layout.h"
+#include "tilec/Lowering/Layout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -20,6 +20,15 @@
 #include <vector>
 
 namespace tilec::cuda {
+
+// The layout algebra the emitter prints from (tilec/Lowering/Layout.h, shared with the passes that decide layouts).
+using layout::crossWarpReduceScratchBytes;
+using layout::FragmentLayout;
+using layout::LayoutTerm;
+using layout::registerAccessMap;
+using layout::SlotMap;
+using layout::Swizzle;
+using layout::writesReachEveryReplica;
 
 /// A buffer the kernel touches: a global tensor, a shared tile, a fragment or a local tile.
 struct Buffer {

@@ -1,11 +1,11 @@
 // The layout algebra behind the GPU lowering, checked against the PTX ISA's fragment tables and by enumeration.
-#include "tilec/Target/CUDA/Layout.h"
+#include "tilec/Lowering/Layout.h"
 
 #include <catch2/catch.hpp>
 
 #include <set>
 
-using namespace tilec::cuda;
+using namespace tilec::layout;
 
 namespace {
 

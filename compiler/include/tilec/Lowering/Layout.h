@@ -15,15 +15,15 @@
 // result) and fully replicated tiles (read from scalar code). Because every coordinate is a sum of a thread part and
 // a slot part, emitted code computes the thread part once and the slot part folds to a constant in unrolled loops.
 // Tile extents are static, so questions such as "does this thread own that element" are answered by enumeration.
-#ifndef TILEC_TARGET_CUDA_LAYOUT_H
-#define TILEC_TARGET_CUDA_LAYOUT_H
+#ifndef TILEC_LOWERING_LAYOUT_H
+#define TILEC_LOWERING_LAYOUT_H
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace tilec::cuda {
+namespace tilec::layout {
 
 struct LayoutTerm {
   int64_t stride = 1; // digit = (x / stride) % extent
@@ -159,6 +159,6 @@ struct Swizzle {
 // (or 4-byte int) per (warp digit combination, result element). 0 when lanes alone suffice.
 int64_t crossWarpReduceScratchBytes(const FragmentLayout &layout, int dim);
 
-} // namespace tilec::cuda
+} // namespace tilec::layout
 
 #endif

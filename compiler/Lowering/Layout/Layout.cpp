@@ -1,5 +1,5 @@
 // Fragment layouts and shared-memory swizzles (see Layout.h).
-#include "tilec/Target/CUDA/Layout.h"
+#include "tilec/Lowering/Layout.h"
 
 #include <algorithm>
 #include <cassert>
@@ -8,7 +8,7 @@
 #include <numeric>
 #include <sstream>
 
-namespace tilec::cuda {
+namespace tilec::layout {
 
 namespace {
 
@@ -519,4 +519,4 @@ std::optional<FragmentLayout> FragmentLayout::parse(const std::string &text, int
   return layout;
 }
 
-} // namespace tilec::cuda
+} // namespace tilec::layout
