@@ -4,6 +4,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Lowering/Layout.h"
+#include "tilec/Lowering/LayoutAttrs.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -20,7 +21,7 @@
 namespace tilec::gpu {
 
 /// Attribute names of the decisions the GPU passes record (visible in --emit=lowered).
-inline constexpr const char *kLayoutAttr = "tile.layout";     // fragment/local allocs, tile.parallel
+inline constexpr const char *kLayoutAttr = "tile.layout"; // fragment/local allocs, tile.parallel: a layout attribute
 // tile.gemm: "m64nNk16", set beside a "m16n8k16 warps Wx1" plan whose warps each hold 16 whole rows, where the gemm
 // also fits Hopper's warpgroup mma (wgmma); the CUDA emitter then emits both, chosen by the compile's arch.
 inline constexpr const char *kWgmmaAttr = "tile.wgmma";
@@ -78,10 +79,7 @@ inline std::optional<layout::FragmentLayout> layoutOf(mlir::Value buffer, int64_
   mlir::Operation *def = baseBuffer(buffer).getDefiningOp();
   if (!def)
     return std::nullopt;
-  auto text = def->getAttrOfType<mlir::StringAttr>(kLayoutAttr);
-  if (!text)
-    return std::nullopt;
-  return layout::FragmentLayout::parse(text.str(), threads);
+  return layout::fromAttr(def->getAttr(kLayoutAttr), threads);
 }
 
 inline int64_t elementBytes(mlir::Type t) {

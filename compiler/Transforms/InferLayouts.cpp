@@ -79,8 +79,7 @@ public:
       return failure();
     planWgmma();
     for (Value tile : tiles)
-      tile.getDefiningOp()->setAttr(gpu::kLayoutAttr,
-                                    StringAttr::get(kernel.getContext(), layouts.find(tile)->second.name()));
+      tile.getDefiningOp()->setAttr(gpu::kLayoutAttr, layout::toAttr(kernel.getContext(), layouts.find(tile)->second));
     return success();
   }
 
@@ -743,7 +742,7 @@ private:
           result = failure();
         }
       });
-      loop->setAttr(gpu::kLayoutAttr, StringAttr::get(kernel.getContext(), driver->name()));
+      loop->setAttr(gpu::kLayoutAttr, layout::toAttr(kernel.getContext(), *driver));
     });
     return result;
   }

@@ -275,51 +275,57 @@ SquaredTerms squaredTerms(double x, double y) {
     return {x == y ? 0.0 : std::numeric_limits<double>::infinity(), 0.0};
   return {(x - y) * (x - y), y * y};
 }
-} // namespace
 
-double relativeError(const HostTensor &a, const HostTensor &b) {
+void requireSameShape(const HostTensor &a, const HostTensor &b) {
   if (a.shape != b.shape)
     throw Error(fmt::format("cannot compare tensors of shapes [{}] and [{}]", fmt::join(a.shape, ", "),
                             fmt::join(b.shape, ", ")));
-  double difference = 0, norm = 0;
-  for (std::int64_t i = 0; i < a.numel(); ++i) {
+}
+
+/// The squared difference of a and b and the squared norm of b over the elements [begin, end); false if either
+/// holds a NaN there (no comparison then passes).
+bool sumSquares(const HostTensor &a, const HostTensor &b, std::int64_t begin, std::int64_t end, double &difference,
+                double &norm) {
+  difference = norm = 0;
+  for (std::int64_t i = begin; i < end; ++i) {
     double x = a.get(i), y = b.get(i);
     if (std::isnan(x) || std::isnan(y))
-      return std::numeric_limits<double>::quiet_NaN();
+      return false;
     SquaredTerms t = squaredTerms(x, y);
     difference += t.difference;
     norm += t.reference;
   }
+  return true;
+}
+
+} // namespace
+
+double relativeError(const HostTensor &a, const HostTensor &b) {
+  requireSameShape(a, b);
+  double difference, norm;
+  if (!sumSquares(a, b, 0, a.numel(), difference, norm))
+    return std::numeric_limits<double>::quiet_NaN();
   if (norm == 0)
     return difference == 0 ? 0 : std::numeric_limits<double>::infinity();
   return std::sqrt(difference / norm);
 }
 
 double worstRowError(const HostTensor &a, const HostTensor &b) {
-  if (a.shape != b.shape)
-    throw Error(fmt::format("cannot compare tensors of shapes [{}] and [{}]", fmt::join(a.shape, ", "),
-                            fmt::join(b.shape, ", ")));
+  requireSameShape(a, b);
   const std::int64_t n = a.numel();
   if (n == 0)
     return 0;
   const std::int64_t row = a.shape.empty() || a.shape.back() == 0 ? 1 : a.shape.back(), rows = n / row;
   // A row's difference is measured against the larger of its own norm and the tensor's RMS row norm, so that rows
   // that are nearly zero (a masked row, a tail) do not turn rounding into large relative errors.
-  double total = 0;
-  for (std::int64_t i = 0; i < n; ++i)
-    total += squaredTerms(b.get(i), b.get(i)).reference;
+  double difference, total;
+  if (!sumSquares(a, b, 0, n, difference, total))
+    return std::numeric_limits<double>::quiet_NaN();
   const double typicalRow = std::sqrt(total / double(rows));
   double worst = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
-    double difference = 0, norm = 0;
-    for (std::int64_t i = r * row; i < (r + 1) * row; ++i) {
-      double x = a.get(i), y = b.get(i);
-      if (std::isnan(x) || std::isnan(y))
-        return std::numeric_limits<double>::quiet_NaN();
-      SquaredTerms t = squaredTerms(x, y);
-      difference += t.difference;
-      norm += t.reference;
-    }
+    double norm;
+    sumSquares(a, b, r * row, (r + 1) * row, difference, norm);
     double scale = std::max(std::sqrt(norm), typicalRow);
     double error = scale == 0 ? (difference == 0 ? 0 : std::numeric_limits<double>::infinity())
                               : std::sqrt(difference) / scale;

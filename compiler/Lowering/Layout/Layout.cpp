@@ -3,10 +3,8 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cctype>
 #include <map>
 #include <numeric>
-#include <sstream>
 
 namespace tilec::layout {
 
@@ -51,6 +49,7 @@ void FragmentLayout::finish() {
 FragmentLayout FragmentLayout::replicated(std::vector<int64_t> shape, int64_t threads) {
   FragmentLayout l;
   l.name_ = "replicated " + shapeText(shape);
+  l.spec_ = std::make_shared<const LayoutSpec>(LayoutSpec{LayoutSpec::Kind::Replicated, shape});
   l.shape_ = std::move(shape);
   l.threads_ = threads;
   int64_t stride = 1;
@@ -68,6 +67,7 @@ FragmentLayout FragmentLayout::replicated(std::vector<int64_t> shape, int64_t th
 FragmentLayout FragmentLayout::blocked(std::vector<int64_t> shape, int64_t threads, int64_t vector) {
   FragmentLayout l;
   l.name_ = "blocked " + shapeText(shape) + " vec " + std::to_string(vector);
+  l.spec_ = std::make_shared<const LayoutSpec>(LayoutSpec{LayoutSpec::Kind::Blocked, shape, vector});
   l.shape_ = std::move(shape);
   l.threads_ = threads;
   int r = l.rank();
@@ -115,6 +115,7 @@ FragmentLayout FragmentLayout::mmaAccumulator(int64_t m, int64_t n, int64_t warp
   l.name_ = "mma_c " + std::to_string(m) + "x" + std::to_string(n) + " warps " + std::to_string(warpsM) + "x" +
             std::to_string(warpsN);
   l.shape_ = {m, n};
+  l.spec_ = std::make_shared<const LayoutSpec>(LayoutSpec{LayoutSpec::Kind::MmaAccumulator, l.shape_, 0, warpsM, warpsN});
   l.threads_ = 32 * warpsM * warpsN;
   int64_t tileM = m / warpsM, tileN = n / warpsN;
   l.threadTerms_ = {{4, 8, 0, 1}, {1, 4, 1, 2}};
@@ -137,6 +138,7 @@ FragmentLayout FragmentLayout::mmaOperandA(int64_t m, int64_t k, int64_t warpsM,
   l.name_ = "mma_a " + std::to_string(m) + "x" + std::to_string(k) + " warps " + std::to_string(warpsM) + "x" +
             std::to_string(warpsN);
   l.shape_ = {m, k};
+  l.spec_ = std::make_shared<const LayoutSpec>(LayoutSpec{LayoutSpec::Kind::MmaOperandA, l.shape_, 0, warpsM, warpsN});
   l.threads_ = 32 * warpsM * warpsN;
   int64_t tileM = m / warpsM;
   l.threadTerms_ = {{4, 8, 0, 1}, {1, 4, 1, 2}};
@@ -157,6 +159,7 @@ FragmentLayout FragmentLayout::mmaOperandA(int64_t m, int64_t k, int64_t warpsM,
 FragmentLayout FragmentLayout::slice(int dim) const {
   FragmentLayout l;
   l.name_ = "slice(" + name_ + ", dim " + std::to_string(dim) + ")";
+  l.spec_ = std::make_shared<const LayoutSpec>(LayoutSpec{LayoutSpec::Kind::Slice, {}, 0, 0, 0, dim, spec_});
   l.threads_ = threads_;
   for (int d = 0; d < rank(); ++d)
     if (d != dim)
@@ -400,123 +403,54 @@ int64_t crossWarpReduceScratchBytes(const FragmentLayout &layout, int dim) {
 // Parsing
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-struct Cursor {
-  const std::string &text;
-  size_t pos = 0;
-  void skipSpaces() {
-    while (pos < text.size() && text[pos] == ' ')
-      ++pos;
-  }
-  bool eat(const std::string &word) {
-    skipSpaces();
-    if (text.compare(pos, word.size(), word) != 0)
-      return false;
-    pos += word.size();
-    return true;
-  }
-  std::optional<int64_t> number() {
-    skipSpaces();
-    size_t start = pos;
-    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))
-      ++pos;
-    if (start == pos || pos - start > 12)
-      return std::nullopt;
-    return std::stoll(text.substr(start, pos - start));
-  }
-  std::optional<std::vector<int64_t>> shape() {
-    skipSpaces();
-    if (eat("scalar"))
-      return std::vector<int64_t>{};
-    std::vector<int64_t> dims;
-    do {
-      auto n = number();
-      if (!n || *n <= 0)
-        return std::nullopt;
-      dims.push_back(*n);
-    } while (pos < text.size() && text[pos] == 'x' && ++pos);
-    return dims;
-  }
-};
-
-std::optional<FragmentLayout> parseLayout(Cursor &c, int64_t threads, std::string &error) {
-  auto warpsOk = [&](int64_t wm, int64_t wn) {
-    if (wm <= 0 || wn <= 0 || 32 * wm * wn != threads) {
-      error = "warps " + std::to_string(wm) + "x" + std::to_string(wn) + " do not make " + std::to_string(threads) +
-              " threads";
-      return false;
-    }
-    return true;
+std::optional<FragmentLayout> FragmentLayout::build(const LayoutSpec &spec, int64_t threads, std::string *error) {
+  auto fail = [&](std::string message) -> std::optional<FragmentLayout> {
+    if (error)
+      *error = std::move(message);
+    return std::nullopt;
   };
-  if (c.eat("slice(")) {
-    auto inner = parseLayout(c, threads, error);
-    if (!inner)
+  if (threads <= 0)
+    return fail("a block needs at least one thread");
+  for (int64_t e : spec.shape)
+    if (e <= 0)
+      return fail("the extents of a layout's shape must be positive");
+  switch (spec.kind) {
+  case LayoutSpec::Kind::Slice: {
+    if (!spec.parent)
+      return fail("a slice needs the layout it slices");
+    auto parent = build(*spec.parent, threads, error);
+    if (!parent)
       return std::nullopt;
-    std::optional<int64_t> dim;
-    if (!c.eat(",") || !c.eat("dim") || !(dim = c.number()) || !c.eat(")")) {
-      error = "expected ', dim N)' in a slice";
-      return std::nullopt;
-    }
-    if (*dim >= inner->rank()) {
-      error = "slice dim out of range";
-      return std::nullopt;
-    }
-    return inner->slice(static_cast<int>(*dim));
+    if (spec.dim < 0 || spec.dim >= parent->rank())
+      return fail("slice dim " + std::to_string(spec.dim) + " is out of range for a layout of rank " +
+                  std::to_string(parent->rank()));
+    return parent->slice(spec.dim);
   }
-  if (c.eat("replicated")) {
-    auto shape = c.shape();
-    if (!shape) {
-      error = "expected a shape";
-      return std::nullopt;
-    }
-    return FragmentLayout::replicated(*shape, threads);
+  case LayoutSpec::Kind::Replicated:
+    return replicated(spec.shape, threads);
+  case LayoutSpec::Kind::Blocked:
+    if (spec.shape.empty())
+      return fail("a blocked layout needs a shape of rank 1 or more");
+    if (spec.vector <= 0)
+      return fail("a blocked layout's vector must be positive");
+    return blocked(spec.shape, threads, spec.vector);
+  case LayoutSpec::Kind::MmaAccumulator:
+  case LayoutSpec::Kind::MmaOperandA: {
+    bool acc = spec.kind == LayoutSpec::Kind::MmaAccumulator;
+    if (spec.shape.size() != 2)
+      return fail("an mma layout's shape has rank 2");
+    int64_t wm = spec.warpsM, wn = spec.warpsN;
+    if (wm <= 0 || wn <= 0 || 32 * wm * wn != threads)
+      return fail("warps " + std::to_string(wm) + "x" + std::to_string(wn) + " do not make " +
+                  std::to_string(threads) + " threads");
+    int64_t m = spec.shape[0], n = spec.shape[1];
+    if (m % (16 * wm) != 0 || n % ((acc ? 8 : 16) * (acc ? wn : 1)) != 0)
+      return fail("tile " + std::to_string(m) + "x" + std::to_string(n) +
+                  " does not split into mma atoms over the warps");
+    return acc ? mmaAccumulator(m, n, wm, wn) : mmaOperandA(m, n, wm, wn);
   }
-  if (c.eat("blocked")) {
-    auto shape = c.shape();
-    std::optional<int64_t> vec;
-    if (!shape || shape->empty() || !c.eat("vec") || !(vec = c.number()) || *vec <= 0) {
-      error = "expected 'blocked SHAPE vec N'";
-      return std::nullopt;
-    }
-    return FragmentLayout::blocked(*shape, threads, *vec);
   }
-  bool acc = c.eat("mma_c");
-  if (acc || c.eat("mma_a")) {
-    auto shape = c.shape();
-    std::optional<int64_t> wm, wn;
-    if (!shape || shape->size() != 2 || !c.eat("warps") || !(wm = c.number()) || !c.eat("x") ||
-        !(wn = c.number())) {
-      error = "expected 'mma_c MxN warps AxB'";
-      return std::nullopt;
-    }
-    if (!warpsOk(*wm, *wn))
-      return std::nullopt;
-    int64_t m = (*shape)[0], n = (*shape)[1];
-    if (m % (16 * *wm) != 0 || n % ((acc ? 8 : 16) * (acc ? *wn : 1)) != 0) {
-      error = "tile " + std::to_string(m) + "x" + std::to_string(n) + " does not split into mma atoms over the warps";
-      return std::nullopt;
-    }
-    return acc ? FragmentLayout::mmaAccumulator(m, n, *wm, *wn) : FragmentLayout::mmaOperandA(m, n, *wm, *wn);
-  }
-  error = "unknown layout kind";
-  return std::nullopt;
-}
-
-} // namespace
-
-std::optional<FragmentLayout> FragmentLayout::parse(const std::string &text, int64_t threads, std::string *error) {
-  std::string message;
-  Cursor c{text};
-  auto layout = parseLayout(c, threads, message);
-  c.skipSpaces();
-  if (layout && c.pos != text.size()) {
-    layout.reset();
-    message = "unexpected text after the layout";
-  }
-  if (!layout && error)
-    *error = message;
-  return layout;
+  return fail("unknown layout kind");
 }
 
 } // namespace tilec::layout

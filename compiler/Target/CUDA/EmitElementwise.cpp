@@ -74,10 +74,10 @@ std::string writeElement(KernelEmitter &e, const TileRef &r, const std::vector<s
 }
 
 LogicalResult KernelEmitter::emitParallel(ParallelOp loop) {
-  auto text = loop->getAttrOfType<StringAttr>(gpu::kLayoutAttr);
-  std::optional<FragmentLayout> layout = text ? FragmentLayout::parse(text.str(), threads) : std::nullopt;
+  std::string error;
+  std::optional<FragmentLayout> layout = layout::fromAttr(loop->getAttr(gpu::kLayoutAttr), threads, &error);
   if (!layout)
-    return loop.emitError("parallel loop has no layout (run tile-infer-layouts)");
+    return loop.emitError("parallel loop has no layout it can use (run tile-infer-layouts): ") << error;
   SlotLoop sl = openSlotLoop(*layout, "parallel");
   for (auto [k, iv] : llvm::enumerate(loop.getInductionVars()))
     names[iv] = "(long long)" + sl.coords[k];

@@ -6,12 +6,12 @@
 // is a slice of it, the loop runs where the accumulator lives, and p is read by the second gemm in registers.
 // CHECK-LABEL: tile.kernel @rows
 // CHECK: %x_s = tile.alloc : memref<64x64xbf16
-// CHECK: %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"}
-// CHECK: %p = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"}
-// CHECK: %out = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"}
-// CHECK: %row_max = tile.alloc {tile.layout = "slice(mma_c 64x64 warps 4x1, dim 1)"}
+// CHECK: %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>}
+// CHECK: %p = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>}
+// CHECK: %out = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>}
+// CHECK: %row_max = tile.alloc {tile.layout = #tile.slice<#tile.mma_c<[64, 64], warps [4, 1]>, dim 1>}
 // CHECK: tile.gemm %x_s, %w_s -> %acc clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
-// CHECK: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] attributes {tile.layout = "mma_c 64x64 warps 4x1"}
+// CHECK: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] attributes {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>}
 // CHECK: tile.gemm %p, %w_s -> %out clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
 
 #map = affine_map<()[s0] -> (s0, 64)>
@@ -109,7 +109,7 @@ module {
 // (a regression test: tile-infer-layouts once refused it, "writing it here is not supported yet").
 // CHECK-LABEL: tile.kernel @mixed
 // CHECK:       %t_staged = tile.alloc : memref<64xf32, #tile.space<shared>>
-// CHECK:       %t = tile.alloc {tile.layout = "replicated 64"}
+// CHECK:       %t = tile.alloc {tile.layout = #tile.replicated<[64]>}
 // CHECK:       tile.copy %t, %t_staged
 // CHECK-NEXT:  tile.parallel
 // CHECK:         memref.store %{{.*}}, %t_staged[%{{.*}}] : memref<64xf32, #tile.space<shared>>
@@ -135,11 +135,11 @@ tile.kernel @mixed(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0
 // cores; a fragment no gemm or loop constrains gets a blocked layout of 16 bytes per thread.
 // CHECK-LABEL: tile.kernel @odd
 // CHECK: %a_s = tile.alloc : memref<16x16xf32
-// CHECK: %c = tile.alloc {tile.layout = "blocked 16x16 vec 4"}
-// CHECK: %l = tile.alloc {tile.layout = "replicated 8"}
-// CHECK: %e = tile.alloc {tile.layout = "replicated 32"}
+// CHECK: %c = tile.alloc {tile.layout = #tile.blocked<[16, 16], vec 4>}
+// CHECK: %l = tile.alloc {tile.layout = #tile.replicated<[8]>}
+// CHECK: %e = tile.alloc {tile.layout = #tile.replicated<[32]>}
 // CHECK: tile.gemm %a_s, %a_s -> %c {tile.mma = "simt"}
-// CHECK: tile.parallel (%{{.*}}) in [8] attributes {tile.layout = "replicated 8"}
+// CHECK: tile.parallel (%{{.*}}) in [8] attributes {tile.layout = #tile.replicated<[8]>}
 tile.kernel @odd(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(64) as (%i) {
   %c1 = arith.constant 1 : index
   %a_s = tile.alloc : memref<16x16xf32, #tile.space<shared>> loc("a_s")

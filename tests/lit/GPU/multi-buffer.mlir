@@ -26,7 +26,7 @@ tile.kernel @prefetch(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()
   %c4 = arith.constant 4 : index
   %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("a_s")
   %b_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("b_s")
-  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
   %rb = tile.region %X[%c0, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
   tile.copy %rb, %b_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
   tile.pipelined %n = %c0 to %c4 stages 3 {
@@ -52,7 +52,7 @@ tile.kernel @refused(%X: memref<?x64xbf16, #tile.space<global>>, %D: memref<?x?x
   %c_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("c_s")
   %d_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("d_s")
   %e_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("e_s")
-  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
   %zero = arith.constant 0.0 : bf16
   // expected-remark @+1 {{no copy from global into a shared tile can be prefetched; it runs as a plain loop}}
   tile.pipelined %n = %c0 to %c4 stages 2 {
@@ -121,7 +121,7 @@ tile.kernel @prologue(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()
   %c4 = arith.constant 4 : index
   %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("a_s")
   %c_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("c_s")
-  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
   tile.gemm %c_s, %c_s -> %acc : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
   tile.pipelined %n = %c0 to %c4 stages 2 {
     %r = tile.region %X[%n, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
@@ -142,7 +142,7 @@ tile.kernel @dynamic_last_dim(%D: memref<?x?xbf16, #tile.space<global>>) grid(%D
   %c4 = arith.constant 4 : index
   %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("a_s")
   %b_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("b_s")
-  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
   tile.pipelined %n = %c0 to %c4 stages 2 {
     %c64 = arith.constant 64 : index
     %col = arith.muli %n, %c64 : index

@@ -21,8 +21,8 @@ tile.kernel @chain(%X: memref<?x64xbf16, #tile.space<global>>, %Y: memref<?x64xb
   %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("a_s")
   %b_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("b_s")
   %c_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("c_s")
-  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
-  %out = tile.alloc {tile.layout = "blocked 64x64 vec 4"} : memref<64x64xf32, #tile.space<fragment>> loc("out")
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  %out = tile.alloc {tile.layout = #tile.blocked<[64, 64], vec 4>} : memref<64x64xf32, #tile.space<fragment>> loc("out")
   %r = tile.region %X[%c0, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
   tile.copy %r, %a_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
   tile.copy %r, %b_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
@@ -50,7 +50,7 @@ tile.kernel @loop(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0]
   %c4 = arith.constant 4 : index
   %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("a_s")
   %b_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("b_s")
-  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 4x1"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
   tile.pipelined %n = %c0 to %c4 stages 1 {
     %r = tile.region %X[%n, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
     tile.copy %r, %b_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
@@ -69,7 +69,7 @@ tile.kernel @scalar(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s0
   %c0 = arith.constant 0 : index
   %one = arith.constant 1.0 : f32
   %s = tile.alloc : memref<64xf32, #tile.space<shared>> loc("s")
-  %f = tile.alloc {tile.layout = "blocked 64 vec 1"} : memref<64xf32, #tile.space<fragment>> loc("f")
+  %f = tile.alloc {tile.layout = #tile.blocked<[64], vec 1>} : memref<64xf32, #tile.space<fragment>> loc("f")
   memref.store %one, %s[%c0] : memref<64xf32, #tile.space<shared>>
   tile.parallel (%k) in [64] {
     %v = memref.load %s[%c0] : memref<64xf32, #tile.space<shared>>
@@ -92,8 +92,8 @@ tile.kernel @arrive(%P: memref<2x?xf32, #tile.space<global>>, %C: memref<?xi32, 
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
   %row = arith.muli %i, %c64 : index
-  %f = tile.alloc {tile.layout = "blocked 64 vec 1"} : memref<64xf32, #tile.space<fragment>> loc("f")
-  %g = tile.alloc {tile.layout = "blocked 64 vec 1"} : memref<64xf32, #tile.space<fragment>> loc("g")
+  %f = tile.alloc {tile.layout = #tile.blocked<[64], vec 1>} : memref<64xf32, #tile.space<fragment>> loc("f")
+  %g = tile.alloc {tile.layout = #tile.blocked<[64], vec 1>} : memref<64xf32, #tile.space<fragment>> loc("g")
   %r = tile.region %P[%c0, %row] [1, 64] : memref<2x?xf32, #tile.space<global>> -> !tile.region<64xf32, global>
   tile.atomic_add %f, %r exclusive write_once : memref<64xf32, #tile.space<fragment>>, !tile.region<64xf32, global>
   %last = tile.arrive_last %C[%i] of 1 : memref<?xi32, #tile.space<global>>
@@ -113,7 +113,7 @@ tile.kernel @discard_after_read(%P: memref<?xf32, #tile.space<global>>)
     grid(%P[0]) ()[s0] -> (s0 ceildiv 64) threads(64) as (%i) {
   %c64 = arith.constant 64 : index
   %row = arith.muli %i, %c64 : index
-  %g = tile.alloc {tile.layout = "blocked 64 vec 1"} : memref<64xf32, #tile.space<fragment>> loc("g")
+  %g = tile.alloc {tile.layout = #tile.blocked<[64], vec 1>} : memref<64xf32, #tile.space<fragment>> loc("g")
   %r = tile.region %P[%row] [64] : memref<?xf32, #tile.space<global>> -> !tile.region<64xf32, global>
   tile.copy %r, %g : !tile.region<64xf32, global>, memref<64xf32, #tile.space<fragment>>
   tile.discard %r : !tile.region<64xf32, global>

@@ -38,8 +38,8 @@ tile.kernel @loop(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0]
   %c4 = arith.constant 4 : index
   %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("a_s")
   %b_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>> loc("b_s")
-  %acc = tile.alloc {tile.layout = "mma_c 64x64 warps 2x2"} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
-  %rows = tile.alloc {tile.layout = "slice(mma_c 64x64 warps 2x2, dim 1)"} : memref<64xf32, #tile.space<fragment>> loc("rows")
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [2, 2]>} : memref<64x64xf32, #tile.space<fragment>> loc("acc")
+  %rows = tile.alloc {tile.layout = #tile.slice<#tile.mma_c<[64, 64], warps [2, 2]>, dim 1>} : memref<64xf32, #tile.space<fragment>> loc("rows")
   %r = tile.region %X[%c0, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
   tile.copy %r, %a_s : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
   tile.pipelined %n = %c0 to %c4 stages 1 {

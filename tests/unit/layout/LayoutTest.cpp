@@ -109,9 +109,9 @@ TEST_CASE("blocked layouts cover any shape, with padding and replicas where thre
       FragmentLayout l = FragmentLayout::blocked(shape, threads, 4);
       INFO(l.name() << " threads " << threads);
       checkCoversOnce(l);
-      auto parsed = FragmentLayout::parse(l.name(), threads);
-      REQUIRE(parsed);
-      CHECK(*parsed == l);
+      auto rebuilt = FragmentLayout::build(l.spec(), threads);
+      REQUIRE(rebuilt);
+      CHECK(*rebuilt == l);
     }
   }
   FragmentLayout l = FragmentLayout::blocked({64, 128}, 128, 4);
@@ -134,21 +134,33 @@ TEST_CASE("replicated layouts give every thread every element", "[layout]") {
   CHECK(registerAccessMap(FragmentLayout::replicated({4, 3}, 64), r, {0, 1}));
 }
 
-TEST_CASE("layout names parse back to the same layout and bad names are refused", "[layout]") {
-  for (std::string name : {"mma_c 64x64 warps 4x1", "mma_a 64x32 warps 2x2", "slice(mma_c 64x128 warps 2x2, dim 1)",
-                           "replicated 16", "slice(slice(blocked 4x8x16 vec 4, dim 2), dim 0)"}) {
-    auto l = FragmentLayout::parse(name, 128);
-    INFO(name);
-    REQUIRE(l);
-    CHECK(l->name() == name);
+TEST_CASE("layouts are made again from their specs, and bad specs are refused", "[layout]") {
+  using Kind = LayoutSpec::Kind;
+  for (const FragmentLayout &l :
+       {FragmentLayout::mmaAccumulator(64, 64, 4, 1), FragmentLayout::mmaOperandA(64, 32, 2, 2),
+        FragmentLayout::mmaAccumulator(64, 128, 2, 2).slice(1), FragmentLayout::replicated({16}, 128),
+        FragmentLayout::blocked({4, 8, 16}, 128, 4).slice(2).slice(0)}) {
+    INFO(l.name());
+    auto rebuilt = FragmentLayout::build(l.spec(), 128);
+    REQUIRE(rebuilt);
+    CHECK(*rebuilt == l);
+    CHECK(rebuilt->name() == l.name());
   }
+  CHECK(FragmentLayout::mmaAccumulator(64, 128, 2, 2).slice(1).name() == "slice(mma_c 64x128 warps 2x2, dim 1)");
   std::string error;
-  CHECK(!FragmentLayout::parse("mma_c 64x64 warps 3x1", 128, &error));
-  CHECK(error.find("do not make 128 threads") != std::string::npos);
-  CHECK(!FragmentLayout::parse("mma_c 24x64 warps 4x1", 128, &error));
-  CHECK(!FragmentLayout::parse("blocked 64 vec", 128, &error));
-  CHECK(!FragmentLayout::parse("slice(replicated 4, dim 3)", 128, &error));
-  CHECK(!FragmentLayout::parse("replicated 4 trailing", 128, &error));
+  CHECK(!FragmentLayout::build({Kind::MmaAccumulator, {64, 64}, 0, 3, 1}, 128, &error));
+  CHECK(error == "warps 3x1 do not make 128 threads");
+  CHECK(!FragmentLayout::build({Kind::MmaAccumulator, {24, 64}, 0, 4, 1}, 128, &error));
+  CHECK(error == "tile 24x64 does not split into mma atoms over the warps");
+  CHECK(!FragmentLayout::build({Kind::Blocked, {64}, 0}, 128, &error));
+  CHECK(error == "a blocked layout's vector must be positive");
+  CHECK(!FragmentLayout::build({Kind::Replicated, {4, 0}}, 128, &error));
+  CHECK(error == "the extents of a layout's shape must be positive");
+  auto four = std::make_shared<const LayoutSpec>(LayoutSpec{Kind::Replicated, {4}});
+  CHECK(!FragmentLayout::build({Kind::Slice, {}, 0, 0, 0, 3, four}, 128, &error));
+  CHECK(error == "slice dim 3 is out of range for a layout of rank 1");
+  CHECK(!FragmentLayout::build({Kind::Slice, {}, 0, 0, 0, 0, nullptr}, 128, &error));
+  CHECK(error == "a slice needs the layout it slices");
 }
 
 TEST_CASE("swizzles keep a row's chunks in the row and spread eight rows over distinct banks", "[layout]") {

@@ -19,6 +19,7 @@
 #define TILEC_LOWERING_LAYOUT_H
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,19 @@ struct LayoutTerm {
   bool operator==(const LayoutTerm &o) const {
     return stride == o.stride && extent == o.extent && dim == o.dim && scale == o.scale;
   }
+};
+
+/// How a layout is made: which factory of FragmentLayout, with which arguments. The dialect's layout attributes
+/// (#tile.blocked<...> and the others; tilec/Lowering/LayoutAttrs.h converts) hold exactly this, and
+/// FragmentLayout::build makes the layout again.
+struct LayoutSpec {
+  enum class Kind { Replicated, Blocked, MmaAccumulator, MmaOperandA, Slice };
+  Kind kind = Kind::Replicated;
+  std::vector<int64_t> shape;               // every kind but Slice
+  int64_t vector = 0;                       // Blocked
+  int64_t warpsM = 0, warpsN = 0;           // MmaAccumulator, MmaOperandA
+  int dim = -1;                             // Slice: the dim of `parent` it drops
+  std::shared_ptr<const LayoutSpec> parent; // Slice
 };
 
 class FragmentLayout {
@@ -52,12 +66,14 @@ public:
   // become replicas, its slot digits disappear.
   FragmentLayout slice(int dim) const;
 
-  // Text form, also accepted by parse(): "replicated 64x64", "blocked 64x128 vec 4", "mma_c 64x64 warps 4x1",
-  // "mma_a 64x64 warps 4x2", "slice(mma_c 64x64 warps 4x1, dim 1)".
+  // For messages: "replicated 64x64", "blocked 64x128 vec 4", "mma_c 64x64 warps 4x1", "mma_a 64x64 warps 4x2",
+  // "slice(mma_c 64x64 warps 4x1, dim 1)".
   const std::string &name() const { return name_; }
-  // Parses a name; `threads` is the block's thread count. Returns nothing (and sets `error`) if malformed or
-  // inconsistent with the thread count.
-  static std::optional<FragmentLayout> parse(const std::string &text, int64_t threads, std::string *error = nullptr);
+  // How this layout was made.
+  const LayoutSpec &spec() const { return *spec_; }
+  // The layout a spec describes for a block of `threads` threads. Returns nothing (and sets `error`) where the spec
+  // is malformed or does not fit the thread count (an mma layout's warps must make the block).
+  static std::optional<FragmentLayout> build(const LayoutSpec &spec, int64_t threads, std::string *error = nullptr);
 
   const std::vector<int64_t> &shape() const { return shape_; }
   int rank() const { return static_cast<int>(shape_.size()); }
@@ -86,6 +102,7 @@ public:
 private:
   void finish(); // computes numSlots_ and padded_
   std::string name_;
+  std::shared_ptr<const LayoutSpec> spec_;
   std::vector<int64_t> shape_;
   int64_t threads_ = 0;
   std::vector<LayoutTerm> threadTerms_, slotTerms_, replicaTerms_;

@@ -54,4 +54,53 @@ def Tile_GemmPolicyAttr : I32EnumAttr<"GemmPolicy", "warp partition of a gemm", 
   let cppNamespace = "::tilec::tile";
 }
 
+//===----------------------------------------------------------------------===//
+// Fragment layouts: which thread of a block holds which element of a register tile (fragment or local), and how
+// a parallel loop's iterations are spread over the threads. tile-infer-layouts decides them; the CUDA emitter
+// prints from them. Each attribute names a factory of the layout algebra (tilec/Lowering/Layout.h) and its
+// arguments; the block's thread count, which the algebra also takes, is the kernel's.
+//===----------------------------------------------------------------------===//
+
+class Tile_LayoutAttr<string name, string attrMnemonic> : AttrDef<Tile_Dialect, name> {
+  let mnemonic = attrMnemonic;
+  let genVerifyDecl = 1;
+}
+
+def Tile_ReplicatedLayoutAttr : Tile_LayoutAttr<"ReplicatedLayout", "replicated"> {
+  let summary = "every thread holds every element";
+  let parameters = (ins OptionalArrayRefParameter<"int64_t", "tile shape (empty for a rank-0 tile)">:$shape);
+  let assemblyFormat = "`<` `[` (`]`) : ($shape^ `]`)? `>`";
+}
+
+def Tile_BlockedLayoutAttr : Tile_LayoutAttr<"BlockedLayout", "blocked"> {
+  let summary = "element-wise distribution: `vec` consecutive elements of the last dim per thread";
+  let description = [{
+    Threads spread over the dims from the innermost outwards, repeated until the tile is covered; threads left
+    over hold replicas. `#tile.blocked<[64, 128], vec 4>`.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t", "tile shape">:$shape, "int64_t":$vector);
+  let assemblyFormat = "`<` `[` $shape `]` `,` `vec` $vector `>`";
+}
+
+def Tile_MmaAccumulatorLayoutAttr : Tile_LayoutAttr<"MmaAccumulatorLayout", "mma_c"> {
+  let summary = "the mma.sync m16n8k16 accumulator of an MxN tile over warpsM x warpsN warps";
+  let parameters = (ins ArrayRefParameter<"int64_t", "tile shape">:$shape, "int64_t":$warpsM, "int64_t":$warpsN);
+  let assemblyFormat = "`<` `[` $shape `]` `,` `warps` ` ` `[` $warpsM `,` $warpsN `]` `>`";
+}
+
+def Tile_MmaOperandALayoutAttr : Tile_LayoutAttr<"MmaOperandALayout", "mma_a"> {
+  let summary = "the A operand (MxK) of the mma.sync m16n8k16 gemm over warpsM x warpsN warps";
+  let parameters = (ins ArrayRefParameter<"int64_t", "tile shape">:$shape, "int64_t":$warpsM, "int64_t":$warpsN);
+  let assemblyFormat = "`<` `[` $shape `]` `,` `warps` ` ` `[` $warpsM `,` $warpsN `]` `>`";
+}
+
+def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
+  let summary = "a layout with one dim reduced away (a reduction's result)";
+  let description = [{
+    The threads that spread the dropped dim become replicas. `#tile.slice<#tile.mma_c<[64, 64], warps [4, 1]>, dim 1>`.
+  }];
+  let parameters = (ins "::mlir::Attribute":$parent, "int64_t":$dim);
+  let assemblyFormat = "`<` $parent `,` `dim` $dim `>`";
+}
+
 #endif

@@ -17,6 +17,9 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // The `tile.*` attributes that the GPU lowering passes set on ops (TileDialect.cpp lists them): an unknown name,
+  // or a layout that is not a layout attribute of the op's shape, is an error.
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Defined beside the type storage classes, which must be complete there.
     void registerTypes();

@@ -1,0 +1,94 @@
+// Verifiers of the fragment layout attributes (#tile.replicated, #tile.blocked, #tile.mma_c, #tile.mma_a,
+// #tile.slice). What depends on the block's thread count (an mma layout's warps must make the block) is checked
+// where the layout is built for a kernel (tilec/Lowering/LayoutAttrs.h).
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+
+using namespace mlir;
+
+namespace tilec::tile {
+
+bool isFragmentLayout(Attribute attr) {
+  return isa<ReplicatedLayoutAttr, BlockedLayoutAttr, MmaAccumulatorLayoutAttr, MmaOperandALayoutAttr,
+             SliceLayoutAttr>(attr);
+}
+
+std::optional<SmallVector<int64_t>> fragmentLayoutShape(Attribute attr) {
+  if (auto slice = dyn_cast<SliceLayoutAttr>(attr)) {
+    auto shape = fragmentLayoutShape(slice.getParent());
+    if (!shape || slice.getDim() < 0 || slice.getDim() >= static_cast<int64_t>(shape->size()))
+      return std::nullopt;
+    shape->erase(shape->begin() + slice.getDim());
+    return shape;
+  }
+  if (auto l = dyn_cast<ReplicatedLayoutAttr>(attr))
+    return SmallVector<int64_t>(l.getShape());
+  if (auto l = dyn_cast<BlockedLayoutAttr>(attr))
+    return SmallVector<int64_t>(l.getShape());
+  if (auto l = dyn_cast<MmaAccumulatorLayoutAttr>(attr))
+    return SmallVector<int64_t>(l.getShape());
+  if (auto l = dyn_cast<MmaOperandALayoutAttr>(attr))
+    return SmallVector<int64_t>(l.getShape());
+  return std::nullopt;
+}
+
+namespace {
+
+LogicalResult verifyExtents(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape) {
+  for (int64_t e : shape)
+    if (e <= 0)
+      return emitError() << "the extents of a layout's shape must be positive, got " << e;
+  return success();
+}
+
+LogicalResult verifyMma(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape, int64_t warpsM,
+                        int64_t warpsN, int64_t rowsPerAtom, int64_t colsPerAtom, bool colsOverWarps) {
+  if (shape.size() != 2)
+    return emitError() << "an mma layout's shape has rank 2, got rank " << shape.size();
+  if (failed(verifyExtents(emitError, shape)))
+    return failure();
+  if (warpsM <= 0 || warpsN <= 0)
+    return emitError() << "an mma layout's warps must be positive, got [" << warpsM << ", " << warpsN << "]";
+  if (shape[0] % (rowsPerAtom * warpsM) != 0 || shape[1] % (colsPerAtom * (colsOverWarps ? warpsN : 1)) != 0)
+    return emitError() << "tile " << shape[0] << "x" << shape[1] << " does not split into m16n8k16 atoms over warps ["
+                       << warpsM << ", " << warpsN << "]";
+  return success();
+}
+
+} // namespace
+
+LogicalResult ReplicatedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape) {
+  return verifyExtents(emitError, shape);
+}
+
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+                                        int64_t vector) {
+  if (shape.empty())
+    return emitError() << "a blocked layout needs a shape of rank 1 or more";
+  if (failed(verifyExtents(emitError, shape)))
+    return failure();
+  if (vector <= 0)
+    return emitError() << "a blocked layout's vector must be positive, got " << vector;
+  return success();
+}
+
+LogicalResult MmaAccumulatorLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+                                               int64_t warpsM, int64_t warpsN) {
+  return verifyMma(emitError, shape, warpsM, warpsN, 16, 8, /*colsOverWarps=*/true);
+}
+
+LogicalResult MmaOperandALayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+                                            int64_t warpsM, int64_t warpsN) {
+  return verifyMma(emitError, shape, warpsM, warpsN, 16, 16, /*colsOverWarps=*/false);
+}
+
+LogicalResult SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, Attribute parent, int64_t dim) {
+  if (!isFragmentLayout(parent))
+    return emitError() << "a slice's parent must be a fragment layout attribute, got " << parent;
+  auto parentShape = fragmentLayoutShape(parent);
+  int64_t rank = parentShape ? static_cast<int64_t>(parentShape->size()) : 0;
+  if (dim < 0 || dim >= rank)
+    return emitError() << "slice dim " << dim << " is out of range for a layout of rank " << rank;
+  return success();
+}
+
+} // namespace tilec::tile

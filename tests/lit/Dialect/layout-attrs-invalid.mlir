@@ -1,0 +1,104 @@
+// Every verifier rule of the fragment layout attributes and of the `tile.*` attributes on ops, one case per rule,
+// with the exact message.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{the extents of a layout's shape must be positive, got 0}}
+#l = #tile.replicated<[4, 0]>
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %t = tile.alloc {tile.layout = #l} : memref<4x1xf32, #tile.space<local>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // A blocked layout's shape is never empty (the verifier refuses one built in C++; the parser takes none).
+  // expected-error @+2 {{expected integer value}}
+  // expected-error @+1 {{failed to parse Tile_BlockedLayoutAttr parameter 'shape'}}
+  %t = tile.alloc {tile.layout = #tile.blocked<[], vec 1>} : memref<f32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{a blocked layout's vector must be positive, got 0}}
+  %t = tile.alloc {tile.layout = #tile.blocked<[64], vec 0>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{an mma layout's shape has rank 2, got rank 1}}
+  %t = tile.alloc {tile.layout = #tile.mma_c<[64], warps [4, 1]>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{an mma layout's warps must be positive, got [0, 1]}}
+  %t = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [0, 1]>} : memref<64x64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{tile 24x64 does not split into m16n8k16 atoms over warps [4, 1]}}
+  %t = tile.alloc {tile.layout = #tile.mma_c<[24, 64], warps [4, 1]>} : memref<24x64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{tile 64x24 does not split into m16n8k16 atoms over warps [4, 1]}}
+  %t = tile.alloc {tile.layout = #tile.mma_a<[64, 24], warps [4, 1]>} : memref<64x24xbf16, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{a slice's parent must be a fragment layout attribute, got 3 : i64}}
+  %t = tile.alloc {tile.layout = #tile.slice<3, dim 0>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{slice dim 2 is out of range for a layout of rank 2}}
+  %t = tile.alloc {tile.layout = #tile.slice<#tile.blocked<[4, 4], vec 1>, dim 2>} : memref<4xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.layout' must be a fragment layout (#tile.replicated, #tile.blocked, #tile.mma_c, #tile.mma_a or #tile.slice), got "blocked 64 vec 4"}}
+  %t = tile.alloc {tile.layout = "blocked 64 vec 4"} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.layout' lays out shape [64, 64], but the tile has shape [64]}}
+  %t = tile.alloc {tile.layout = #tile.blocked<[64, 64], vec 4>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.parallel' op 'tile.layout' lays out shape [8], but the loop has shape [16]}}
+  tile.parallel (%i) in [16] attributes {tile.layout = #tile.blocked<[8], vec 1>} {
+  }
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'arith.addi' op 'tile.layout' belongs on a tile.alloc or a tile.parallel}}
+  %c1 = arith.addi %c0, %c0 {tile.layout = #tile.blocked<[8], vec 1>} : index
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op unknown attribute 'tile.layuot' of the tile dialect}}
+  %t = tile.alloc {tile.layuot = #tile.blocked<[64], vec 4>} : memref<64xf32, #tile.space<fragment>>
+}

@@ -1,0 +1,23 @@
+// The fragment layout attributes (what tile-infer-layouts records as `tile.layout` on register tiles and parallel
+// loops) parse, print and parse again, through the custom and the generic form.
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+// RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
+
+// CHECK-LABEL: tile.kernel @layouts(
+tile.kernel @layouts(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // CHECK: tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>>
+  %acc = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>} : memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.alloc {tile.layout = #tile.mma_a<[64, 32], warps [2, 2]>} : memref<64x32xbf16, #tile.space<fragment>>
+  %a = tile.alloc {tile.layout = #tile.mma_a<[64, 32], warps [2, 2]>} : memref<64x32xbf16, #tile.space<fragment>>
+  // CHECK: tile.alloc {tile.layout = #tile.slice<#tile.mma_c<[64, 64], warps [4, 1]>, dim 1>} : memref<64xf32, #tile.space<fragment>>
+  %rows = tile.alloc {tile.layout = #tile.slice<#tile.mma_c<[64, 64], warps [4, 1]>, dim 1>} : memref<64xf32, #tile.space<fragment>>
+  // CHECK: tile.alloc {tile.layout = #tile.slice<#tile.slice<#tile.blocked<[4, 8, 16], vec 4>, dim 2>, dim 0>} : memref<8xf32, #tile.space<fragment>>
+  %s = tile.alloc {tile.layout = #tile.slice<#tile.slice<#tile.blocked<[4, 8, 16], vec 4>, dim 2>, dim 0>} : memref<8xf32, #tile.space<fragment>>
+  // CHECK: tile.alloc {tile.layout = #tile.replicated<[3, 5]>} : memref<3x5xi32, #tile.space<local>>
+  %l = tile.alloc {tile.layout = #tile.replicated<[3, 5]>} : memref<3x5xi32, #tile.space<local>>
+  // CHECK: tile.alloc {tile.layout = #tile.replicated<[]>} : memref<f32, #tile.space<local>>
+  %r = tile.alloc {tile.layout = #tile.replicated<[]>} : memref<f32, #tile.space<local>>
+  // CHECK: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] attributes {tile.layout = #tile.blocked<[64, 64], vec 1>} {
+  tile.parallel (%i, %j) in [64, 64] attributes {tile.layout = #tile.blocked<[64, 64], vec 1>} {
+  }
+}
