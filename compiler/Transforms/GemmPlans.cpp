@@ -98,7 +98,7 @@ void markWgmmaGemms(KernelOp kernel, llvm::function_ref<const FragmentLayout *(V
     } else if (!sharedRowsFit(a)) {
       return;
     }
-    gemm->setAttr(gpu::kWgmmaAttr, StringAttr::get(kernel.getContext(), "m64n" + std::to_string(tileN) + "k16"));
+    gemm->setAttr(gpu::kWgmmaAttr, tile::WgmmaPlanAttr::get(kernel.getContext(), tileN));
   });
 }
 

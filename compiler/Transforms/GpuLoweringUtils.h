@@ -22,12 +22,12 @@ namespace tilec::gpu {
 
 /// Attribute names of the decisions the GPU passes record (visible in --emit=lowered).
 inline constexpr const char *kLayoutAttr = "tile.layout"; // fragment/local allocs, tile.parallel: a layout attribute
-// tile.gemm: "m64nNk16", set beside a "m16n8k16 warps Wx1" plan whose warps each hold 16 whole rows, where the gemm
+// tile.gemm: #tile.wgmma<m64, n N, k16>, set beside a "m16n8k16 warps Wx1" plan whose warps each hold 16 whole rows, where the gemm
 // also fits Hopper's warpgroup mma (wgmma); the CUDA emitter then emits both, chosen by the compile's arch.
 inline constexpr const char *kWgmmaAttr = "tile.wgmma";
-inline constexpr const char *kMmaAttr = "tile.mma";           // tile.gemm: "m16n8k16 warps AxB" or "simt"
+inline constexpr const char *kMmaAttr = "tile.mma"; // tile.gemm: #tile.mma_sync<m16n8k16, warps [A, B]> or #tile.simt
 inline constexpr const char *kOffsetAttr = "tile.offset";     // shared allocs: byte offset in dynamic smem
-inline constexpr const char *kSwizzleAttr = "tile.swizzle";   // shared allocs: Swizzle::name()
+inline constexpr const char *kSwizzleAttr = "tile.swizzle"; // shared allocs: #tile.swizzle<kind>
 inline constexpr const char *kScratchAttr = "tile.scratch_offset"; // kernel: reduction scratch offset
 inline constexpr const char *kSharedBytesAttr = "tile.shared_bytes";
 inline constexpr const char *kStagesAttr = "tile.stages";         // shared allocs: buffers of a pipelined loop
@@ -64,14 +64,13 @@ inline std::string nameOf(mlir::Value v) {
   return "tile";
 }
 
-/// The warp partition (warps along M, along N) of a `tile.mma = "m16n8k16 warps AxB"` plan; nothing for "simt" or
-/// a gemm without a plan.
+/// The warp partition (warps along M, along N) of a `tile.mma = #tile.mma_sync<m16n8k16, warps [A, B]>` plan;
+/// nothing for #tile.simt or a gemm without a plan.
 inline std::optional<std::pair<int64_t, int64_t>> mmaWarps(mlir::Operation *gemm) {
-  auto plan = gemm->getAttrOfType<mlir::StringAttr>(kMmaAttr);
-  long long wm = 0, wn = 0;
-  if (!plan || std::sscanf(plan.str().c_str(), "m16n8k16 warps %lldx%lld", &wm, &wn) != 2 || wm <= 0 || wn <= 0)
+  auto plan = gemm->getAttrOfType<tile::MmaSyncPlanAttr>(kMmaAttr);
+  if (!plan)
     return std::nullopt;
-  return std::make_pair(int64_t(wm), int64_t(wn));
+  return std::make_pair(plan.getWarpsM(), plan.getWarpsN());
 }
 
 /// The layout recorded on a fragment or local alloc.

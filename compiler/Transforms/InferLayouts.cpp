@@ -274,7 +274,7 @@ private:
     });
     kernel.walk([&](GemmOp gemm) {
       Value c = gemm.getC();
-      StringAttr simt = StringAttr::get(kernel.getContext(), "simt");
+      Attribute simt = SimtPlanAttr::get(kernel.getContext());
       if (!isFragmentAlloc(c)) {
         gemm->setAttr(gpu::kMmaAttr, simt);
         return;
@@ -297,9 +297,7 @@ private:
         }
       }
       gemm->setAttr(gpu::kMmaAttr,
-                    warps ? StringAttr::get(kernel.getContext(), "m16n8k16 warps " + std::to_string(warps->first) +
-                                                                     "x" + std::to_string(warps->second))
-                          : simt);
+                    warps ? MmaSyncPlanAttr::get(kernel.getContext(), warps->first, warps->second) : simt);
     });
   }
 

@@ -137,7 +137,7 @@ struct PlanSharedMemory : tilec::impl::PlanSharedMemoryBase<PlanSharedMemory> {
         p.alloc->setAttr(gpu::kStageBytesAttr,
                          b.getI64IntegerAttr(alignUp(type.getNumElements() * gpu::elementBytes(type.getElementType()),
                                                      p.alignment)));
-      p.alloc->setAttr(gpu::kSwizzleAttr, b.getStringAttr(swizzle.name()));
+      p.alloc->setAttr(gpu::kSwizzleAttr, layout::swizzleAttr(kernel.getContext(), swizzle));
     }
     // Scratch for reductions whose source spreads the reduced dim over warps.
     int64_t scratch = 0;

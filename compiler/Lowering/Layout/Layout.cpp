@@ -355,6 +355,23 @@ std::string Swizzle::name() const {
          (panelledRows() ? " panels" : "");
 }
 
+Swizzle::Kind Swizzle::kind() const {
+  if (none())
+    return Kind::None;
+  if (panelledRows())
+    return Kind::Xor8Panels;
+  return rowDivisor > 1 ? Kind::Xor4Rows2 : Kind::Xor8;
+}
+
+std::optional<Swizzle> Swizzle::ofKind(Kind kind, int64_t rows, int64_t rowBytes, int64_t elementBytes) {
+  if (kind == Kind::None)
+    return Swizzle{};
+  Swizzle s = kind == Kind::Xor8Panels ? panelled(rows, rowBytes, elementBytes) : forRow(rowBytes);
+  if (s.kind() != kind)
+    return std::nullopt;
+  return s;
+}
+
 int64_t Swizzle::apply(int64_t row, int64_t col, int64_t cols, int64_t elementBytes) const {
   if (none())
     return row * cols + col;

@@ -61,4 +61,40 @@ std::optional<FragmentLayout> fromAttr(Attribute attr, int64_t threads, std::str
   return FragmentLayout::build(*spec, threads, error);
 }
 
+Attribute swizzleAttr(MLIRContext *context, const Swizzle &swizzle) {
+  tile::SwizzleKind kind = tile::SwizzleKind::None;
+  switch (swizzle.kind()) {
+  case Swizzle::Kind::None:
+    kind = tile::SwizzleKind::None;
+    break;
+  case Swizzle::Kind::Xor8:
+    kind = tile::SwizzleKind::Xor8;
+    break;
+  case Swizzle::Kind::Xor4Rows2:
+    kind = tile::SwizzleKind::Xor4Rows2;
+    break;
+  case Swizzle::Kind::Xor8Panels:
+    kind = tile::SwizzleKind::Xor8Panels;
+    break;
+  }
+  return tile::SwizzleKindAttr::get(context, kind);
+}
+
+std::optional<Swizzle::Kind> swizzleKindOf(Attribute attr) {
+  auto swizzle = dyn_cast_or_null<tile::SwizzleKindAttr>(attr);
+  if (!swizzle)
+    return std::nullopt;
+  switch (swizzle.getValue()) {
+  case tile::SwizzleKind::None:
+    return Swizzle::Kind::None;
+  case tile::SwizzleKind::Xor8:
+    return Swizzle::Kind::Xor8;
+  case tile::SwizzleKind::Xor4Rows2:
+    return Swizzle::Kind::Xor4Rows2;
+  case tile::SwizzleKind::Xor8Panels:
+    return Swizzle::Kind::Xor8Panels;
+  }
+  return std::nullopt;
+}
+
 } // namespace tilec::layout

@@ -97,8 +97,7 @@ struct StepIndex {
 } // namespace
 
 LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
-  auto plan = gemm->getAttrOfType<StringAttr>(gpu::kMmaAttr);
-  if (!plan)
+  if (!gemm->getAttrOfType<MmaSyncPlanAttr>(gpu::kMmaAttr) && !gemm->getAttrOfType<SimtPlanAttr>(gpu::kMmaAttr))
     return gemm.emitError("gemm has no tensor-core plan (run tile-infer-layouts)");
   const Buffer &c = buffer(gemm.getC());
   if (!c.layout)

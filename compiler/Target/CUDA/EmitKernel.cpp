@@ -494,25 +494,22 @@ LogicalResult KernelEmitter::emit() {
     std::string elem = cType(b.element);
     if (b.space == MemorySpace::Shared) {
       auto offset = alloc->getAttrOfType<IntegerAttr>(gpu::kOffsetAttr);
-      auto swizzle = alloc->getAttrOfType<StringAttr>(gpu::kSwizzleAttr);
-      if (!offset) {
-        result = alloc.emitError("shared tile has no planned offset (run tile-plan-shared-memory)");
+      std::optional<Swizzle::Kind> swizzle = layout::swizzleKindOf(alloc->getAttr(gpu::kSwizzleAttr));
+      if (!offset || !swizzle) {
+        result = alloc.emitError("shared tile has no planned offset and swizzle (run tile-plan-shared-memory)");
         return;
       }
-      if (swizzle && swizzle.getValue() != "none" && type.getRank() >= 2) {
-        int64_t rowBytes = type.getShape().back() * gpu::elementBytes(b.element);
-        b.swizzle = Swizzle::forRow(rowBytes);
-        if (swizzle.getValue().ends_with(" panels")) {
-          if (type.getRank() != 2) {
-            result = alloc.emitError("panelled shared tiles must be 2-d");
-            return;
-          }
-          b.swizzle = Swizzle::panelled(type.getShape()[0], rowBytes, gpu::elementBytes(b.element));
-        }
-        if (b.swizzle.name() != swizzle.getValue()) {
-          result = alloc.emitError() << "planned swizzle '" << swizzle.getValue() << "' does not fit this tile";
+      if (*swizzle != Swizzle::Kind::None) {
+        std::optional<Swizzle> planned;
+        if (type.getRank() == 2 || (type.getRank() > 2 && *swizzle != Swizzle::Kind::Xor8Panels))
+          planned = Swizzle::ofKind(*swizzle, type.getShape()[0], type.getShape().back() * gpu::elementBytes(b.element),
+                                    gpu::elementBytes(b.element));
+        if (!planned) {
+          result = alloc.emitError() << "the planned swizzle " << alloc->getAttr(gpu::kSwizzleAttr)
+                                     << " does not fit this tile";
           return;
         }
+        b.swizzle = *planned;
       }
       if (auto stages = alloc->getAttrOfType<IntegerAttr>(gpu::kStagesAttr)) {
         auto stride = alloc->getAttrOfType<IntegerAttr>(gpu::kStageBytesAttr);

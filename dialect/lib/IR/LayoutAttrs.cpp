@@ -91,4 +91,16 @@ LogicalResult SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitErr
   return success();
 }
 
+LogicalResult MmaSyncPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t warpsM, int64_t warpsN) {
+  if (warpsM <= 0 || warpsN <= 0)
+    return emitError() << "a gemm's warps must be positive, got [" << warpsM << ", " << warpsN << "]";
+  return success();
+}
+
+LogicalResult WgmmaPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t n) {
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return emitError() << "wgmma's N is a multiple of 8 from 8 to 256, got " << n;
+  return success();
+}
+
 } // namespace tilec::tile

@@ -3,7 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -64,11 +64,55 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     }
     return success();
   }
-  static const llvm::StringSet<> known = {
-      "tile.arg_names", "tile.arg_shapes", "tile.dim_names",   "tile.index_names", "tile.mma",
-      "tile.wgmma",     "tile.offset",     "tile.swizzle",     "tile.stages",      "tile.stage_bytes",
-      "tile.prefetch",  "tile.scratch_offset", "tile.shared_bytes", "tile.reread_thread_index"};
-  if (!known.contains(name))
+  // Every other tile.* attribute, with the kind of value it holds.
+  enum class Kind { Names, Shapes, Integer, Unit, GemmPlan, Wgmma, Swizzle };
+  static const llvm::StringMap<Kind> known = {
+      {"tile.arg_names", Kind::Names},      {"tile.index_names", Kind::Names},   {"tile.dim_names", Kind::Names},
+      {"tile.arg_shapes", Kind::Shapes},    {"tile.offset", Kind::Integer},      {"tile.stages", Kind::Integer},
+      {"tile.stage_bytes", Kind::Integer},  {"tile.scratch_offset", Kind::Integer},
+      {"tile.shared_bytes", Kind::Integer}, {"tile.prefetch", Kind::Unit},       {"tile.reread_thread_index", Kind::Unit},
+      {"tile.mma", Kind::GemmPlan},         {"tile.wgmma", Kind::Wgmma},         {"tile.swizzle", Kind::Swizzle}};
+  auto found = known.find(name);
+  if (found == known.end())
     return op->emitOpError() << "unknown attribute '" << name << "' of the tile dialect";
+  Attribute value = attribute.getValue();
+  auto arrayOf = [&](auto isElement) {
+    auto array = dyn_cast<ArrayAttr>(value);
+    return array && llvm::all_of(array, isElement);
+  };
+  bool ok = false;
+  const char *expected = "";
+  switch (found->second) {
+  case Kind::Names:
+    ok = arrayOf([](Attribute a) { return isa<StringAttr>(a); });
+    expected = "an array of strings";
+    break;
+  case Kind::Shapes:
+    ok = arrayOf([](Attribute a) { return isa<AffineMapAttr>(a); });
+    expected = "an array of affine maps";
+    break;
+  case Kind::Integer:
+    ok = isa<IntegerAttr>(value);
+    expected = "an integer";
+    break;
+  case Kind::Unit:
+    ok = isa<UnitAttr>(value);
+    expected = "a unit attribute";
+    break;
+  case Kind::GemmPlan:
+    ok = isa<MmaSyncPlanAttr, SimtPlanAttr>(value);
+    expected = "#tile.mma_sync<...> or #tile.simt";
+    break;
+  case Kind::Wgmma:
+    ok = isa<WgmmaPlanAttr>(value);
+    expected = "#tile.wgmma<...>";
+    break;
+  case Kind::Swizzle:
+    ok = isa<SwizzleKindAttr>(value);
+    expected = "#tile.swizzle<...>";
+    break;
+  }
+  if (!ok)
+    return op->emitOpError() << "'" << name << "' must be " << expected << ", got " << value;
   return success();
 }

@@ -102,3 +102,64 @@ tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0
   // expected-error @+1 {{'tile.alloc' op unknown attribute 'tile.layuot' of the tile dialect}}
   %t = tile.alloc {tile.layuot = #tile.blocked<[64], vec 4>} : memref<64xf32, #tile.space<fragment>>
 }
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{a gemm's warps must be positive, got [0, 4]}}
+  %t = tile.alloc {tile.mma = #tile.mma_sync<m16n8k16, warps [0, 4]>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{wgmma's N is a multiple of 8 from 8 to 256, got 12}}
+  %t = tile.alloc {tile.wgmma = #tile.wgmma<m64, n 12, k16>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.mma' must be #tile.mma_sync<...> or #tile.simt, got "m16n8k16 warps 4x1"}}
+  %t = tile.alloc {tile.mma = "m16n8k16 warps 4x1"} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.wgmma' must be #tile.wgmma<...>, got "m64n64k16"}}
+  %t = tile.alloc {tile.wgmma = "m64n64k16"} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.swizzle' must be #tile.swizzle<...>, got "xor8"}}
+  %t = tile.alloc {tile.offset = 0 : i64, tile.swizzle = "xor8"} : memref<64x64xf32, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.offset' must be an integer, got "0"}}
+  %t = tile.alloc {tile.offset = "0"} : memref<64x64xf32, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.prefetch' must be a unit attribute, got true}}
+  %t = tile.alloc {tile.prefetch = true} : memref<64x64xf32, #tile.space<shared>>
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op 'tile.arg_names' must be an array of strings, got [1]}}
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) attributes {tile.arg_names = [1]} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op 'tile.arg_shapes' must be an array of affine maps, got ["X"]}}
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) attributes {tile.arg_shapes = ["X"]} {
+}

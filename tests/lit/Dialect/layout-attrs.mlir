@@ -1,5 +1,6 @@
-// The fragment layout attributes (what tile-infer-layouts records as `tile.layout` on register tiles and parallel
-// loops) parse, print and parse again, through the custom and the generic form.
+// The attributes of the GPU lowering's decisions parse, print and parse again, through the custom and the generic
+// form: fragment layouts (`tile.layout` on register tiles and parallel loops), gemm plans (`tile.mma`, `tile.wgmma`),
+// swizzles (`tile.swizzle`) and the integer and unit attributes beside them.
 // RUN: tile-opt %s | tile-opt | FileCheck %s
 // RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
 
@@ -20,4 +21,12 @@ tile.kernel @layouts(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s
   // CHECK: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] attributes {tile.layout = #tile.blocked<[64, 64], vec 1>} {
   tile.parallel (%i, %j) in [64, 64] attributes {tile.layout = #tile.blocked<[64, 64], vec 1>} {
   }
+  // CHECK: tile.alloc {tile.offset = 0 : i64, tile.stage_bytes = 16384 : i64, tile.stages = 2 : i64, tile.swizzle = #tile.swizzle<xor8_panels>} : memref<64x128xbf16, #tile.space<shared>>
+  %k_s = tile.alloc {tile.offset = 0 : i64, tile.stage_bytes = 16384 : i64, tile.stages = 2 : i64, tile.swizzle = #tile.swizzle<xor8_panels>} : memref<64x128xbf16, #tile.space<shared>>
+  // CHECK: tile.alloc {tile.offset = 32768 : i64, tile.swizzle = #tile.swizzle<xor4_rows2>} : memref<64x32xf16, #tile.space<shared>>
+  %h_s = tile.alloc {tile.offset = 32768 : i64, tile.swizzle = #tile.swizzle<xor4_rows2>} : memref<64x32xf16, #tile.space<shared>>
+  // CHECK: tile.gemm %{{.*}}, %{{.*}} -> %{{.*}} transpose_b clear {tile.mma = #tile.mma_sync<m16n8k16, warps [4, 1]>, tile.wgmma = #tile.wgmma<m64, n 64, k16>}
+  tile.gemm %k_s, %k_s -> %acc transpose_b clear {tile.mma = #tile.mma_sync<m16n8k16, warps [4, 1]>, tile.wgmma = #tile.wgmma<m64, n 64, k16>} : memref<64x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.gemm %{{.*}}, %{{.*}} -> %{{.*}} clear {tile.mma = #tile.simt}
+  tile.gemm %h_s, %h_s -> %acc transpose_b clear {tile.mma = #tile.simt} : memref<64x32xf16, #tile.space<shared>>, memref<64x32xf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
 }

@@ -10,9 +10,9 @@
 // CHECK: %p = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>}
 // CHECK: %out = tile.alloc {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>}
 // CHECK: %row_max = tile.alloc {tile.layout = #tile.slice<#tile.mma_c<[64, 64], warps [4, 1]>, dim 1>}
-// CHECK: tile.gemm %x_s, %w_s -> %acc clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
+// CHECK: tile.gemm %x_s, %w_s -> %acc clear {tile.mma = #tile.mma_sync<m16n8k16, warps [4, 1]>, tile.wgmma = #tile.wgmma<m64, n 64, k16>}
 // CHECK: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] attributes {tile.layout = #tile.mma_c<[64, 64], warps [4, 1]>}
-// CHECK: tile.gemm %p, %w_s -> %out clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
+// CHECK: tile.gemm %p, %w_s -> %out clear {tile.mma = #tile.mma_sync<m16n8k16, warps [4, 1]>, tile.wgmma = #tile.wgmma<m64, n 64, k16>}
 
 #map = affine_map<()[s0] -> (s0, 64)>
 #map1 = affine_map<()[s0] -> (64, 64)>
@@ -56,9 +56,9 @@ module {
 // operand needs whole rows (4x1), so p goes through a new shared tile.
 // CHECK-LABEL: tile.kernel @rows
 // CHECK: %p_staged = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
-// CHECK: tile.gemm %x_s, %w_s -> %acc clear policy full_col {tile.mma = "m16n8k16 warps 1x4"}
+// CHECK: tile.gemm %x_s, %w_s -> %acc clear policy full_col {tile.mma = #tile.mma_sync<m16n8k16, warps [1, 4]>}
 // CHECK: tile.copy %p, %p_staged
-// CHECK-NEXT: tile.gemm %p_staged, %w_s -> %out clear {tile.mma = "m16n8k16 warps 4x1", tile.wgmma = "m64n64k16"}
+// CHECK-NEXT: tile.gemm %p_staged, %w_s -> %out clear {tile.mma = #tile.mma_sync<m16n8k16, warps [4, 1]>, tile.wgmma = #tile.wgmma<m64, n 64, k16>}
 // The sum over out's rows (4x1) lands in row_max, laid out like acc's rows (1x4): reduce, then convert.
 // CHECK-NEXT: tile.reduce sum %out -> %row_max_partial dim 1 clear
 // CHECK-NEXT: tile.copy %row_max_partial, %row_max_partial_staged
@@ -138,7 +138,7 @@ tile.kernel @mixed(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0
 // CHECK: %c = tile.alloc {tile.layout = #tile.blocked<[16, 16], vec 4>}
 // CHECK: %l = tile.alloc {tile.layout = #tile.replicated<[8]>}
 // CHECK: %e = tile.alloc {tile.layout = #tile.replicated<[32]>}
-// CHECK: tile.gemm %a_s, %a_s -> %c {tile.mma = "simt"}
+// CHECK: tile.gemm %a_s, %a_s -> %c {tile.mma = #tile.simt}
 // CHECK: tile.parallel (%{{.*}}) in [8] attributes {tile.layout = #tile.replicated<[8]>}
 tile.kernel @odd(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(64) as (%i) {
   %c1 = arith.constant 1 : index

@@ -6,10 +6,10 @@
 // they reuse their bytes. Rows of 256 bytes swizzle with xor8, of 64 bytes with xor4/2, 1-d tiles not at all.
 // CHECK-LABEL: tile.kernel @reuse
 // CHECK-SAME: tile.scratch_offset = -1 : i64, tile.shared_bytes = 32768 : i64
-// CHECK: %a_s = tile.alloc {tile.offset = 0 : i64, tile.swizzle = "xor8"} : memref<64x128xbf16
-// CHECK: %b_s = tile.alloc {tile.offset = 16384 : i64, tile.swizzle = "xor8"} : memref<64x128xbf16
-// CHECK: %c_s = tile.alloc {tile.offset = 0 : i64, tile.swizzle = "xor4/2"} : memref<64x32xbf16
-// CHECK: %v_s = tile.alloc {tile.offset = 4096 : i64, tile.swizzle = "none"} : memref<64xbf16
+// CHECK: %a_s = tile.alloc {tile.offset = 0 : i64, tile.swizzle = #tile.swizzle<xor8>} : memref<64x128xbf16
+// CHECK: %b_s = tile.alloc {tile.offset = 16384 : i64, tile.swizzle = #tile.swizzle<xor8>} : memref<64x128xbf16
+// CHECK: %c_s = tile.alloc {tile.offset = 0 : i64, tile.swizzle = #tile.swizzle<xor4_rows2>} : memref<64x32xbf16
+// CHECK: %v_s = tile.alloc {tile.offset = 4096 : i64, tile.swizzle = #tile.swizzle<none>} : memref<64xbf16
 tile.kernel @reuse(%X: memref<?x128xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%i) {
   %c0 = arith.constant 0 : index
   %a_s = tile.alloc : memref<64x128xbf16, #tile.space<shared>> loc("a_s")

@@ -157,6 +157,12 @@ struct Swizzle {
   bool none() const { return mask == 0; }
   bool panelledRows() const { return panelCols > 0; }
   std::string name() const; // "none", "xor8", "xor4/2", "xor8 panels"
+  // Which of the swizzles forRow and panelled make this is (what the dialect's #tile.swizzle attribute records).
+  enum class Kind { None, Xor8, Xor4Rows2, Xor8Panels };
+  Kind kind() const;
+  // The swizzle of `kind` for a `rows` x `rowBytes` tile, as forRow or panelled make it; nothing if no tile of that
+  // row width gets that kind.
+  static std::optional<Swizzle> ofKind(Kind kind, int64_t rows, int64_t rowBytes, int64_t elementBytes);
   // Element offset of (row, col) in a tile with `cols` columns of `elementBytes`-byte elements.
   int64_t apply(int64_t row, int64_t col, int64_t cols, int64_t elementBytes) const;
   // Whether stepping a column c < 16 by 16 kk (kk < k / 16) is an XOR of the offset: apply(r, 16 kk + c) ==

@@ -22,6 +22,11 @@ std::optional<LayoutSpec> specOf(mlir::Attribute attr);
 /// not a layout attribute or does not fit the block.
 std::optional<FragmentLayout> fromAttr(mlir::Attribute attr, int64_t threads, std::string *error = nullptr);
 
+/// The #tile.swizzle attribute of a shared tile's swizzle.
+mlir::Attribute swizzleAttr(mlir::MLIRContext *context, const Swizzle &swizzle);
+/// The kind of swizzle a #tile.swizzle attribute records; nothing if `attr` is not one.
+std::optional<Swizzle::Kind> swizzleKindOf(mlir::Attribute attr);
+
 } // namespace tilec::layout
 
 #endif

@@ -103,4 +103,46 @@ def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
   let assemblyFormat = "`<` $parent `,` `dim` $dim `>`";
 }
 
+//===----------------------------------------------------------------------===//
+// Other decisions of the GPU lowering passes (docs/gpu-lowering.md lists where each is set).
+//===----------------------------------------------------------------------===//
+
+// tile.mma on a tile.gemm (tile-infer-layouts): tensor cores with a warp partition, or a per-element loop.
+def Tile_MmaSyncPlanAttr : AttrDef<Tile_Dialect, "MmaSyncPlan"> {
+  let mnemonic = "mma_sync";
+  let summary = "a gemm on mma.sync m16n8k16 tensor cores, the output tile split over warpsM x warpsN warps";
+  let parameters = (ins "int64_t":$warpsM, "int64_t":$warpsN);
+  let assemblyFormat = "`<` `m16n8k16` `,` `warps` ` ` `[` $warpsM `,` $warpsN `]` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_SimtPlanAttr : AttrDef<Tile_Dialect, "SimtPlan"> {
+  let mnemonic = "simt";
+  let summary = "a gemm as a per-element loop over the threads (f32 operands, extents the mma atom does not divide)";
+}
+
+// tile.wgmma on a tile.gemm (tile-infer-layouts): the gemm also fits Hopper's warpgroup mma, m64nNk16 per warp.
+def Tile_WgmmaPlanAttr : AttrDef<Tile_Dialect, "WgmmaPlan"> {
+  let mnemonic = "wgmma";
+  let summary = "the gemm also runs as wgmma m64nNk16 (sm_90a), N the columns of one warp's tile";
+  let parameters = (ins "int64_t":$n);
+  let assemblyFormat = "`<` `m64` `,` `n` $n `,` `k16` `>`";
+  let genVerifyDecl = 1;
+}
+
+// tile.swizzle on a shared tile.alloc (tile-plan-shared-memory).
+def Tile_SwizzleKind : I32EnumAttr<"SwizzleKind", "XOR swizzle of a shared tile's 16-byte chunks", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"Xor8", 1, "xor8">,
+    I32EnumAttrCase<"Xor4Rows2", 2, "xor4_rows2">,
+    I32EnumAttrCase<"Xor8Panels", 3, "xor8_panels">
+  ]> {
+  let cppNamespace = "::tilec::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_SwizzleAttr : EnumAttr<Tile_Dialect, Tile_SwizzleKind, "swizzle"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 #endif
