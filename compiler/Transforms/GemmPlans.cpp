@@ -1,6 +1,6 @@
 // tile-infer-layouts' gemm decisions: see GemmPlans.h.
 #include "GemmPlans.h"
-#include "GpuLoweringUtils.h"
+#include "tilec/Lowering/GpuLoweringUtils.h"
 
 using namespace mlir;
 using namespace tilec;

@@ -15,7 +15,7 @@
 //      by every thread that a loop spread over the threads writes is written through a shared copy);
 //   6. gemms that also fit Hopper's wgmma are marked for it (the layouts do not change).
 #include "GemmPlans.h"
-#include "GpuLoweringUtils.h"
+#include "tilec/Lowering/GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

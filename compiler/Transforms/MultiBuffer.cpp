@@ -23,7 +23,7 @@
 // opaque asm, so that the index arithmetic is recomputed in the loop instead (more integer instructions, no spills).
 // Measured on an H200: the flash-attention backward at d=128 (240 fragment registers) goes from 80 bytes of spill
 // to none and is 5 % faster; at d=64 (160) it has no spills and re-reading is 5 % slower.
-#include "GpuLoweringUtils.h"
+#include "tilec/Lowering/GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -8,7 +8,7 @@
 // too; a loop may run zero times, so its effects join the state before it. Fragments and local tiles are private
 // to each thread and never need one. Barriers inside a reduction that combines values across warps are the
 // emitter's (they are internal to that op).
-#include "GpuLoweringUtils.h"
+#include "tilec/Lowering/GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

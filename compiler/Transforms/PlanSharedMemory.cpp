@@ -15,7 +15,7 @@
 //
 // Records on each shared alloc `tile.offset` and `tile.swizzle`, on the kernel `tile.shared_bytes` (the planned size)
 // and `tile.scratch_offset`, and fails naming the kernel when the plan exceeds `limit`.
-#include "GpuLoweringUtils.h"
+#include "tilec/Lowering/GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -4,7 +4,7 @@
 #ifndef TILEC_TARGET_CUDA_EMITTERIMPL_H
 #define TILEC_TARGET_CUDA_EMITTERIMPL_H
 
-#include "../../Transforms/GpuLoweringUtils.h"
+#include "tilec/Lowering/GpuLoweringUtils.h"
 #include "tilec/Lowering/Layout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

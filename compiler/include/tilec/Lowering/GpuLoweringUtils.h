@@ -1,6 +1,7 @@
-// Small queries shared by the GPU lowering passes and the CUDA emitter.
-#ifndef TILEC_TRANSFORMS_GPULOWERINGUTILS_H
-#define TILEC_TRANSFORMS_GPULOWERINGUTILS_H
+// Small queries shared by the GPU lowering passes (compiler/Transforms) and the CUDA emitter (compiler/Target/CUDA):
+// the names of the attributes the passes record, and reading them back.
+#ifndef TILEC_LOWERING_GPULOWERINGUTILS_H
+#define TILEC_LOWERING_GPULOWERINGUTILS_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Lowering/Layout.h"
