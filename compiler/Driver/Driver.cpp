@@ -59,7 +59,7 @@ OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
     if (failed(pm.run(*module)))
       return nullptr;
   }
-  if (!options.atomics.empty()) {
+  if (options.atomics) {
     // Remarks reach diagOS only when asked for; errors always do.
     // A remark or error names its source line; the op itself adds nothing.
     bool printOp = context.shouldPrintOpOnDiagnostic();
@@ -72,7 +72,7 @@ OwningOpRef<ModuleOp> compileToTileIR(MLIRContext &context,
     });
     PassManager pm(&context);
     LegalizeAtomicsOptions legalize;
-    legalize.strategy = options.atomics;
+    legalize.strategy = *options.atomics;
     legalize.deterministic = options.deterministic;
     legalize.maxSplit = options.maxSplit;
     pm.addPass(createLegalizeAtomics(legalize));

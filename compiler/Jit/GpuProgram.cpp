@@ -37,7 +37,12 @@ GpuProgram compileForGpu(const std::string &source, const std::string &bufferNam
   compile.gen.kernel = options.kernel;
   for (const auto &[name, value] : options.defines)
     compile.gen.defines[name] = value;
-  compile.atomics = options.deterministic ? "split" : options.atomics;
+  std::string atomicsError;
+  compile.atomics = resolveAtomicsStrategy(options.atomics, options.deterministic, AtomicsStrategy::FP32, atomicsError);
+  if (!compile.atomics) {
+    diag << "error: " << atomicsError << "\n";
+    return program;
+  }
   compile.deterministic = options.deterministic;
   compile.maxSplit = options.maxSplit;
   compile.lowerForGpu = true;

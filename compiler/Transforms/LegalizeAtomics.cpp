@@ -26,7 +26,7 @@ using namespace tilec::tile;
 
 namespace {
 
-enum class Strategy { FP32, Split, Native };
+using Strategy = AtomicsStrategy;
 enum class Storage { Native, F32Workspace, Split };
 
 /// Everything decided about one destination argument of a kernel.
@@ -554,22 +554,11 @@ struct LegalizeAtomics : tilec::impl::LegalizeAtomicsBase<LegalizeAtomics> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    Strategy s;
-    if (strategy == "fp32")
-      s = Strategy::FP32;
-    else if (strategy == "split")
-      s = Strategy::Split;
-    else if (strategy == "native")
-      s = Strategy::Native;
-    else {
-      module.emitError() << "tile-legalize-atomics: unknown strategy '"
-                         << strategy << "'; expected fp32, split or native";
-      return signalPassFailure();
-    }
+    Strategy s = strategy;
     if (deterministic && s != Strategy::Split) {
       module.emitError() << "tile-legalize-atomics: deterministic needs "
                             "strategy=split, got '"
-                         << strategy << "'";
+                         << strategyName(s) << "'";
       return signalPassFailure();
     }
     if (maxSplit < 1) {

@@ -91,10 +91,13 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     return fail("--check and --reference are two ways to compare: give one");
   if (opts.tolerance && (*opts.tolerance < 0 || std::isnan(*opts.tolerance)))
     return fail("--tolerance must be a non-negative number");
-  if (!opts.atomics.empty() && opts.atomics != "fp32" && opts.atomics != "split" && opts.atomics != "native")
-    return fail("--atomics expects fp32, split or native, got '" + opts.atomics + "'");
-  if (opts.deterministic && !opts.atomics.empty() && opts.atomics != "split")
-    return fail("--deterministic needs --atomics=split, got --atomics=" + opts.atomics);
+  // Both targets legalize atomics the same way, so that --check compares like with like; only the CPU alone runs
+  // the atomics as written by default.
+  std::string atomicsError;
+  std::optional<AtomicsStrategy> strategy = resolveAtomicsStrategy(
+      opts.atomics, opts.deterministic, onGpu ? std::optional(AtomicsStrategy::FP32) : std::nullopt, atomicsError);
+  if (!atomicsError.empty())
+    return fail(atomicsError);
   if (opts.maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(opts.maxSplit));
   std::map<std::string, std::string> defines, inputs, dimTexts;
@@ -120,9 +123,6 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   mlir::MLIRContext context;
   // Errors after the front end (the CUDA emitter's) at their source line, clang-style.
   mlir::SourceMgrDiagnosticHandler laterDiagnostics(sourceMgr, &context, errs());
-  // Both targets legalize atomics the same way, so that --check compares like with like; only the CPU alone runs
-  // the atomics as written by default.
-  std::string strategy = opts.deterministic ? "split" : opts.atomics.empty() && onGpu ? "fp32" : opts.atomics;
   auto compile = [&](bool forGpu) -> mlir::OwningOpRef<mlir::ModuleOp> {
     CompileOptions compile;
     compile.gen.defines = defines;

@@ -199,12 +199,12 @@ int main(int argc, char **argv) {
 
   tilec::CompileOptions options;
   options.gen.kernel = kernelName;
-  if (atomics != "fp32" && atomics != "split" && atomics != "native")
-    return fail("--atomics expects fp32, split or native, got '" + atomics +
-                "'");
-  if (deterministic && atomics.getNumOccurrences() && atomics != "split")
-    return fail("--deterministic needs --atomics=split, got --atomics=" +
-                atomics);
+  std::string atomicsError;
+  std::optional<tilec::AtomicsStrategy> strategy = tilec::resolveAtomicsStrategy(
+      atomics.getNumOccurrences() ? std::string(atomics.getValue()) : std::string(), deterministic,
+      tilec::AtomicsStrategy::FP32, atomicsError);
+  if (!strategy)
+    return fail(atomicsError);
   if (maxSplit < 1)
     return fail("--max-split must be at least 1, got " + Twine(maxSplit));
   // The target is what the source's SM and WGMMA are (target-dependent defaults) and what NVRTC builds for. Without
@@ -219,7 +219,7 @@ int main(int argc, char **argv) {
       emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {
     options.lowerForGpu = emit == Emit::Lowered || emit == Emit::Cuda || emit == Emit::Plan ||
                           emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module;
-    options.atomics = deterministic ? "split" : atomics.getValue();
+    options.atomics = strategy;
     options.deterministic = deterministic;
     options.maxSplit = maxSplit;
     options.remarks = remarks;

@@ -31,7 +31,9 @@ compileKernel(mlir::MLIRContext &context, const std::string &path,
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   CompileOptions options;
   options.gen.defines = defines;
-  options.atomics = atomics;
+  options.atomics = parseAtomicsStrategy(atomics);
+  if (!atomics.empty() && !options.atomics)
+    return error("unknown atomics strategy '" + atomics + "': expected fp32, split or native");
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   auto module = compileToTileIR(context, sourceMgr, options, os);

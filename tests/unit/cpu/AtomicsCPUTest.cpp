@@ -88,7 +88,9 @@ compileFile(mlir::MLIRContext &context, const std::string &path,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   CompileOptions options;
-  options.atomics = atomics;
+  options.atomics = parseAtomicsStrategy(atomics);
+  if (!options.atomics)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "unknown atomics strategy " + atomics);
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   auto module = compileToTileIR(context, sourceMgr, options, os);

@@ -174,7 +174,7 @@ Outcome compile(const Case &c) {
   tilec::CompileOptions options;
   // The whole GPU path runs too (legalization, layouts, shared-memory plan,
   // barriers, CUDA emission): bad input must not crash any of it.
-  options.atomics = "fp32";
+  options.atomics = tilec::AtomicsStrategy::FP32;
   options.lowerForGpu = true;
   // Named in LLVM's crash report, should the case crash.
   llvm::PrettyStackTraceFormat trace("robustness case '%s'", c.name.c_str());

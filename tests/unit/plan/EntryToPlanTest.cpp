@@ -25,7 +25,8 @@ mlir::OwningOpRef<mlir::ModuleOp> compile(mlir::MLIRContext &context,
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   CompileOptions options;
   options.gen.defines = {{"groups", "2"}, {"block_m", "64"}}; // the plans of tests/gpu/data (64-row key blocks)
-  options.atomics = atomics;
+  options.atomics = parseAtomicsStrategy(atomics);
+  REQUIRE(options.atomics);
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   auto module = compileToTileIR(context, sourceMgr, options, os);

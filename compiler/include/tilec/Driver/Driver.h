@@ -5,6 +5,7 @@
 
 #include "tilec/Frontend/AST.h"
 #include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Transforms/AtomicsStrategy.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -18,11 +19,12 @@ struct CompileOptions {
   /// Run canonicalize + cse on the generated IR (what --emit=mlir shows).
   bool cleanup = true;
   /// Atomic legalization (tile-legalize-atomics, docs/atomics.md) after
-  /// generation: empty for none (atomics as written, what --emit=mlir
-  /// shows), or "fp32", "split" or "native" (what --emit=legalized shows).
-  std::string atomics;
-  /// With atomics == "split": fail at any float atomic that split cannot
-  /// make deterministic.
+  /// generation: none (atomics as written, what --emit=mlir shows), or the
+  /// strategy (what --emit=legalized shows); resolveAtomicsStrategy says what
+  /// a user's options ask for.
+  std::optional<AtomicsStrategy> atomics;
+  /// With atomics == split: fail at any float atomic that split cannot make
+  /// deterministic.
   bool deterministic = false;
   /// Largest number of partial slices the split strategy allocates.
   int64_t maxSplit = 8;

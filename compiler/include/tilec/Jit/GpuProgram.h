@@ -18,7 +18,7 @@ namespace tilec {
 struct GpuCompileOptions {
   std::map<std::string, std::string> defines; // -D name=value
   std::string kernel;                          // only this kernel (empty: all)
-  std::string atomics = "fp32";                // fp32 | split | native
+  std::string atomics;                         // fp32 | split | native; empty: fp32, or split with deterministic
   bool deterministic = false;
   int64_t maxSplit = 8;
   // The GPU the kernels are for: the source's SM and WGMMA (target-dependent defaults such as tile sizes). Empty:

@@ -69,8 +69,11 @@ def LegalizeAtomics : Pass<"tile-legalize-atomics", "::mlir::ModuleOp"> {
     split is an error naming the site.
   }];
   let options = [
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"fp32\"",
-           "How colliding atomics are realised: fp32, split or native">,
+    Option<"strategy", "strategy", "::tilec::AtomicsStrategy", /*default=*/"::tilec::AtomicsStrategy::FP32",
+           "How colliding atomics are realised: fp32, split or native", [{::llvm::cl::values(
+             clEnumValN(::tilec::AtomicsStrategy::FP32, "fp32", "an f32 workspace for 16-bit destinations"),
+             clEnumValN(::tilec::AtomicsStrategy::Split, "split", "deterministic split + sum where legal"),
+             clEnumValN(::tilec::AtomicsStrategy::Native, "native", "atomics in the destination's dtype"))}]>,
     Option<"maxSplit", "max-split", "int64_t", /*default=*/"8",
            "Largest number of partial slices the split strategy allocates">,
     Option<"deterministic", "deterministic", "bool", /*default=*/"false",
