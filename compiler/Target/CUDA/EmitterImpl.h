@@ -1,6 +1,10 @@
-// The CUDA C++ emitter's internals: one KernelEmitter per tile.kernel, with the op families in separate files
-// (EmitKernel.cpp: the kernel frame and scalar code; EmitElementwise.cpp: parallel, copy, fill, atomics;
-// EmitGemm.cpp; EmitReduce.cpp). Every decision it executes was made by a pass and recorded as an attribute.
+// The CUDA C++ emitter's internals: one KernelEmitter per tile.kernel, with the op families in separate files:
+// EmitKernel.cpp (the kernel frame, buffers, slot loops), EmitScalar.cpp (scalar code), EmitElementwise.cpp
+// (parallel loops, element accesses, fill, atomics), EmitCopy.cpp (copies, vector widths, discard), EmitGemm.cpp
+// (mma.sync and per-element gemms), EmitWgmma.cpp (the sm_90a wgmma branch), EmitReduce.cpp (reductions) and
+// EmitPipelined.cpp (pipelined loops). The layouts, gemm plans and swizzles it executes were decided by passes and
+// recorded as typed attributes (tilec/Lowering/GpuLoweringUtils.h reads them); the pipelining schedule and the
+// wgmma waits are still decided here.
 #ifndef TILEC_TARGET_CUDA_EMITTERIMPL_H
 #define TILEC_TARGET_CUDA_EMITTERIMPL_H
 
