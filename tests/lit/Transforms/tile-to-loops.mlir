@@ -118,3 +118,26 @@ tile.kernel @discard(%P: memref<?xf32, #tile.space<global>>) grid(%P[0]) ()[s0] 
   %r = tile.region %P[%off] [16] : memref<?xf32, #tile.space<global>> -> !tile.region<16xf32, global>
   tile.discard %r : !tile.region<16xf32, global>
 }
+
+// -----
+
+// A sum of bf16 accumulates in f32 from zero, then adds the target's old value (clear=false) and rounds once to bf16,
+// as the GPU does (docs/language.md §9.4).
+// CHECK-LABEL: func.func @rowsum16_block(
+// CHECK:       %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
+// CHECK:           %[[X:.*]] = memref.load %{{.*}} : memref<16x4xbf16>
+// CHECK:           %[[XF:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK:           %[[NEXT:.*]] = arith.addf %[[ACC]], %[[XF]] : f32
+// CHECK:           scf.yield %[[NEXT]] : f32
+// CHECK:         %[[OLD:.*]] = memref.load %{{.*}} : memref<16xbf16>
+// CHECK:         %[[OLDF:.*]] = arith.extf %[[OLD]] : bf16 to f32
+// CHECK:         %[[TOTAL:.*]] = arith.addf %[[OLDF]], %[[SUM]] : f32
+// CHECK:         %[[ROUNDED:.*]] = arith.truncf %[[TOTAL]] : f32 to bf16
+// CHECK:         memref.store %[[ROUNDED]], %{{.*}} : memref<16xbf16>
+tile.kernel @rowsum16(%O: memref<?xbf16, #tile.space<global>>) grid(%O[0]) ()[s0] -> (s0 ceildiv 16) threads(32) as (%b) {
+  %s = tile.alloc : memref<16x4xbf16, #tile.space<fragment>>
+  %m = tile.alloc : memref<16xbf16, #tile.space<fragment>>
+  tile.reduce sum %s -> %m dim 1 : memref<16x4xbf16, #tile.space<fragment>> -> memref<16xbf16, #tile.space<fragment>>
+}

@@ -26,7 +26,8 @@ def TileToLoops : Pass<"tile-to-loops", "::mlir::ModuleOp"> {
     `@k_block(args..., block indices...)`, which runs one block, and `@k(args...)`,
     which runs every block of the grid in order. Whole-tile ops become loop
     nests (`scf`/`memref`/`arith`/`math`): a gemm is a triple loop accumulating
-    in f32, a reduce a loop with an accumulator, a copy converts element types,
+    in f32, a reduce a loop with an accumulator (f32 for a sum of 16-bit floats,
+    rounded once; the old target added after the loop), a copy converts element types,
     accesses through regions are masked against the buffer's bounds (reads
     yield the pad value, writes are dropped), and `atomic_add` is a plain
     read-add-write (blocks run one at a time). Shared tiles and fragments are
