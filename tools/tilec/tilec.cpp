@@ -154,6 +154,13 @@ int main(int argc, char **argv) {
   std::vector<char *> args(argv, argv + argc);
   std::string emitModule = "--emit=module";
   if (argc > 1 && StringRef(argv[1]) == "compile") {
+    // `compile` writes a module: an --emit of another stage would be silently overridden, so it is an error.
+    for (int i = 2; i < argc; ++i)
+      if (StringRef(argv[i]).starts_with("--emit") || StringRef(argv[i]).starts_with("-emit")) {
+        errs() << "tilec: error: `tilec compile` writes a module (.tcm); " << argv[i]
+               << " does not apply (use `tilec FILE --emit=...` for another stage)\n";
+        return 1;
+      }
     args.erase(args.begin() + 1);
     args.push_back(emitModule.data());
   }
