@@ -91,7 +91,8 @@ else
   # The tile dialect and passes come uninstrumented from build/; MLIR and
   # LLVM from the shared libraries.
   LIBS=("${GPU_LIBS[@]}" "$BUILD/lib/libTilecPipeline.a" "$BUILD/lib/libTilecTransforms.a"
-        "$BUILD/compiler/Lowering/Layout/libTilecLayout.a" "$BUILD/lib/libTilecTileDialect.a"
+        "$BUILD/lib/libTilecLayoutAttrs.a" "$BUILD/compiler/Lowering/Layout/libTilecLayout.a"
+        "$BUILD/lib/libTilecTileDialect.a"
         -L"$LLVM_LIBDIR" -Wl,-rpath,"$LLVM_LIBDIR" -lMLIR -lLLVM)
 fi
 

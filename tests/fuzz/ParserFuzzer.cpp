@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }();
   tilec::CompileOptions options;
 #ifdef TILEC_FUZZ_GPU
-  options.atomics = "fp32";
+  options.atomics = tilec::AtomicsStrategy::FP32;
   options.lowerForGpu = true;
 #endif
   auto module = tilec::compileToTileIR(*context, sourceMgr, options, diagOS);
