@@ -686,8 +686,12 @@ private:
         }
       });
       // Several threads run each iteration of a loop that reads back memory it writes: only the primary one's
-      // reads see its writes, so only it may write registers, through shared copies like the memory it writes.
+      // reads see its writes, and the others' reads would race with them, so only the primary thread runs the
+      // body, and it writes registers through shared copies like the memory it writes.
       if (readBack && !driver->replicaTerms().empty()) {
+        loop->setAttr(gpu::kPrimaryOnlyAttr, UnitAttr::get(kernel.getContext()));
+        loop.emitRemark() << "this loop (" << driver->name() << ") reads back '" << gpu::nameOf(readBack)
+                          << "', which it writes; only the primary thread of each iteration runs it";
         std::string why = "is written in this loop, whose iterations each run in several threads while it reads back "
                           "'" + gpu::nameOf(readBack) + "', which it writes; only the primary thread's writes count";
         for (const Access &a : accesses)

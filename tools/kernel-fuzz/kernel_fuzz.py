@@ -498,6 +498,17 @@ def check_against(args):
     if not entries:
         print(f"kernel-fuzz: {refs}/manifest.txt lists no kernels", file=sys.stderr)
         return 2
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = wanted - {e[0] for e in entries}
+        if unknown:
+            print(f"kernel-fuzz: --only names kernels {refs}/manifest.txt does not list: {', '.join(sorted(unknown))}",
+                  file=sys.stderr)
+            return 2
+        entries = [e for e in entries if e[0] in wanted]
+    if args.shard:
+        i, n = (int(x) for x in args.shard.split("/"))
+        entries = entries[i * len(entries) // n:(i + 1) * len(entries) // n]
     where = "on the GPU" if target == "cuda" else "on the CPU"
     wrapper = []
     if args.sanitize:
@@ -524,8 +535,10 @@ def check_against(args):
             return "nogpu", log.splitlines()[-1]
         if c.returncode != 0:
             # Every tensor that differs (a kernel may have more outputs than a tail of the log shows), then the tail.
+            # Under compute-sanitizer, its report too (the first hazards or errors it describes).
             lines = log.splitlines()
-            shown = [l for l in lines[:-4] if "MISMATCH" in l] + lines[-4:]
+            report = [l for l in lines[:-4] if l.startswith("=========")][:40] if wrapper else []
+            shown = [l for l in lines[:-4] if "MISMATCH" in l] + report + lines[-4:]
             return "differ", f"exit {c.returncode}\n  " + "\n  ".join(shown)
         ran = "on the GPU" if target == "cuda" else "on the CPU"
         if f"ran {kernel} {ran}" not in c.stdout or "vs reference" not in c.stdout:
@@ -545,8 +558,12 @@ def check_against(args):
                     f.cancel()
                 return 2
             counts[status] += 1
+            # Each result as it comes (flushed), so that a run cut short by a time limit still says what it checked.
             if status != "pass":
-                print(f"FINDING {entry[0]} ({' '.join(entry[2])}): {'MISSING ' if status == 'missing' else ''}{text}")
+                print(f"FINDING {entry[0]} ({' '.join(entry[2])}): {'MISSING ' if status == 'missing' else ''}{text}",
+                      flush=True)
+            elif args.verbose:
+                print(f"match {entry[0]} ({' '.join(entry[2])})", flush=True)
     failed = counts["differ"] + counts["missing"]
     print(f"kernel-fuzz: {len(entries)} kernels run {where} against the CPU backend's outputs ({refs}): "
           f"{counts['pass']} match, {counts['differ']} differ or fail, {counts['missing']} missing a kernel or "
@@ -648,10 +665,22 @@ def main():
                          "reports fails the kernel")
     ap.add_argument("--sample", type=int, default=0, metavar="N",
                     help="with --sanitize: only N kernels, spread evenly over the manifest (default: all)")
+    ap.add_argument("--only", metavar="K",
+                    help="with --against: only the manifest's kernels whose entry names are listed (comma-separated)")
+    ap.add_argument("--shard", metavar="I/N",
+                    help="with --against: only the I-th of N even shares of the manifest (0 <= I < N), so that one "
+                         "check can be split over several short runs")
+    ap.add_argument("--verbose", action="store_true", help="with --against: a line for each kernel that matches too")
     ap.add_argument("--against-target", default="cuda", choices=("cuda", "cpu"),
                     help="where --against runs the kernels (cpu: the references against the CPU backend itself, "
                          "which tests the two halves without a GPU)")
     args = ap.parse_args()
+    if (args.only or args.shard or args.verbose or args.sanitize or args.sample) and not args.against:
+        ap.error("--only, --shard, --verbose, --sanitize and --sample need --against")
+    if args.shard:
+        m = re.fullmatch(r"(\d+)/(\d+)", args.shard)
+        if not m or not 0 <= int(m.group(1)) < int(m.group(2)):
+            ap.error(f"--shard takes I/N with 0 <= I < N, not '{args.shard}'")
     if args.against:
         return check_against(args)
     if args.refs and not args.cpu:

@@ -85,7 +85,13 @@ LogicalResult KernelEmitter::emitParallel(ParallelOp loop) {
   ParallelOp savedLoop = currentParallel;
   currentLoop = &sl;
   currentParallel = loop;
+  // tile-infer-layouts's decision: the other threads of an iteration would race with the primary one's writes.
+  bool primaryOnly = loop->hasAttr(gpu::kPrimaryOnlyAttr) && !sl.primary.empty();
+  if (primaryOnly)
+    open("if (" + sl.primary + ")");
   LogicalResult r = emitBlock(loop.getBodyBlock());
+  if (primaryOnly)
+    close();
   currentLoop = saved;
   currentParallel = savedLoop;
   closeSlotLoop(*layout);

@@ -35,6 +35,8 @@ void TileDialect::initialize() {
 /// pass that sets it).
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
+  if (name == "tile.primary_only" && !isa<ParallelOp>(op))
+    return op->emitOpError() << "'tile.primary_only' belongs on a tile.parallel";
   if (name == "tile.layout") {
     Attribute layout = attribute.getValue();
     if (!isFragmentLayout(layout))
@@ -71,6 +73,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       {"tile.arg_shapes", Kind::Shapes},    {"tile.offset", Kind::Integer},      {"tile.stages", Kind::Integer},
       {"tile.stage_bytes", Kind::Integer},  {"tile.scratch_offset", Kind::Integer},
       {"tile.shared_bytes", Kind::Integer}, {"tile.prefetch", Kind::Unit},       {"tile.reread_thread_index", Kind::Unit},
+      {"tile.primary_only", Kind::Unit},
       {"tile.mma", Kind::GemmPlan},         {"tile.wgmma", Kind::Wgmma},         {"tile.swizzle", Kind::Swizzle}};
   auto found = known.find(name);
   if (found == known.end())

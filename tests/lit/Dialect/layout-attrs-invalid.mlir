@@ -99,6 +99,21 @@ tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0
 // -----
 
 tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.primary_only' belongs on a tile.parallel}}
+  %t = tile.alloc {tile.primary_only} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.parallel' op 'tile.primary_only' must be a unit attribute, got 1 : i64}}
+  tile.parallel (%i) in [16] attributes {tile.primary_only = 1 : i64} {
+  }
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
   // expected-error @+1 {{'tile.alloc' op unknown attribute 'tile.layuot' of the tile dialect}}
   %t = tile.alloc {tile.layuot = #tile.blocked<[64], vec 4>} : memref<64xf32, #tile.space<fragment>>
 }

@@ -21,6 +21,9 @@ tile.kernel @layouts(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s
   // CHECK: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64] attributes {tile.layout = #tile.blocked<[64, 64], vec 1>} {
   tile.parallel (%i, %j) in [64, 64] attributes {tile.layout = #tile.blocked<[64, 64], vec 1>} {
   }
+  // CHECK: tile.parallel (%{{.*}}) in [4] attributes {tile.layout = #tile.blocked<[4], vec 1>, tile.primary_only} {
+  tile.parallel (%i) in [4] attributes {tile.layout = #tile.blocked<[4], vec 1>, tile.primary_only} {
+  }
   // CHECK: tile.alloc {tile.offset = 0 : i64, tile.stage_bytes = 16384 : i64, tile.stages = 2 : i64, tile.swizzle = #tile.swizzle<xor8_panels>} : memref<64x128xbf16, #tile.space<shared>>
   %k_s = tile.alloc {tile.offset = 0 : i64, tile.stage_bytes = 16384 : i64, tile.stages = 2 : i64, tile.swizzle = #tile.swizzle<xor8_panels>} : memref<64x128xbf16, #tile.space<shared>>
   // CHECK: tile.alloc {tile.offset = 32768 : i64, tile.swizzle = #tile.swizzle<xor4_rows2>} : memref<64x32xf16, #tile.space<shared>>

@@ -36,6 +36,9 @@ inline constexpr const char *kStageBytesAttr = "tile.stage_bytes"; // shared all
 inline constexpr const char *kPrefetchAttr = "tile.prefetch";     // tile.copy: issued stages-1 iterations ahead
 // tile.pipelined: the emitter re-reads the thread index at the top of each iteration (tile-multi-buffer decides)
 inline constexpr const char *kRereadThreadIndexAttr = "tile.reread_thread_index";
+// tile.parallel: only the primary thread of each iteration runs the body (tile-infer-layouts decides, for a loop
+// that reads back memory it writes while several threads would run each iteration)
+inline constexpr const char *kPrimaryOnlyAttr = "tile.primary_only";
 
 /// The buffer a tile operand refers to: the source of a tile.region, else itself.
 inline mlir::Value baseBuffer(mlir::Value v) {
