@@ -292,6 +292,13 @@ def main():
     p.add_argument("--max-spread", type=float, default=MAX_SPREAD, help="rows whose spread over the repetitions "
                    "is above this fraction are marked noisy (default 0.10)")
     args = p.parse_args()
+    if args.plot:
+        # Before anything is written: a missing matplotlib must not leave the page rewritten and the plot stale.
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            sys.exit("report: --plot needs matplotlib (pip install matplotlib, or python3-matplotlib on Debian); "
+                     "nothing written")
     rows, header = load(args.csv)
     s = summarize(rows)
     failed = failures(rows)
