@@ -9,6 +9,7 @@ void buildGpuLoweringPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createMultiBuffer());
   pm.addPass(createPlanSharedMemory());
   pm.addPass(createPlaceBarriers());
+  pm.addPass(createScheduleWgmmaWaits());
 }
 
 } // namespace tilec

@@ -303,23 +303,9 @@ std::string KernelEmitter::convert(const std::string &expr, Type from, Type to) 
 int64_t KernelEmitter::knownDivisor(Value v) const { return gpu::knownDivisor(v); }
 
 LogicalResult KernelEmitter::emitBlock(Block &block) {
-  int64_t firstIssuedHere = wgmmaGroupsIssued;
-  std::vector<PendingWgmma> inFlightAtEntry = pendingWgmmas;
-  for (Operation &op : block) {
-    // Waits for the groups the op needs and the ones committed before them; later groups stay in flight (in
-    // flash attention's backward, the softmax of S runs while dP = V·dOᵀ is still on the tensor cores).
-    if (int latest = latestPendingWgmmaTouchedBy(&op); latest >= 0)
-      waitForWgmmas(latest);
+  for (Operation &op : block)
     if (failed(emitOp(&op)))
       return failure();
-  }
-  // Issued in this block: waited for before leaving it (a loop's next iteration, a branch's join).
-  if (!pendingWgmmas.empty() && pendingWgmmas.back().serial >= firstIssuedHere)
-    flushWgmma();
-  // A wait inside the block (a barrier's) may not run on every path: a branch not taken, a loop of no iterations.
-  // The groups in flight at its entry stay in flight for what follows; waiting again for a finished group costs
-  // nothing.
-  pendingWgmmas = std::move(inFlightAtEntry);
   return success();
 }
 
@@ -346,6 +332,8 @@ LogicalResult KernelEmitter::emitOpBody(Operation *op) {
     emitBarrier();
     return success();
   }
+  if (auto wait = dyn_cast<WgmmaWaitOp>(op))
+    return emitWgmmaWait(wait);
   if (auto loop = dyn_cast<ParallelOp>(op))
     return emitParallel(loop);
   if (auto arrive = dyn_cast<ArriveLastOp>(op)) {
@@ -456,6 +444,10 @@ LogicalResult KernelEmitter::emit() {
     buffers[arg] = b;
   }
   kernel.walk([&](GemmOp gemm) { usesWgmma |= gemm->hasAttr(gpu::kWgmmaAttr); });
+  // The waits are tile-schedule-wgmma-waits's: without any, wgmmas would still run when the block exits.
+  if (usesWgmma && !kernel.walk([](WgmmaWaitOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    return kernel.emitError("a gemm runs on wgmma but the kernel has no tile.wgmma_wait (run "
+                            "tile-schedule-wgmma-waits)");
   os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") " << kernel.getSymName() << "(";
   for (size_t i = 0; i < params.size(); ++i)
     os << (i ? ",\n    " : "") << params[i];
@@ -542,7 +534,6 @@ LogicalResult KernelEmitter::emit() {
   if (failed(result))
     return failure();
   result = emitBlock(kernel.getBodyBlock());
-  flushWgmma(); // a block may not exit while its wgmmas read its shared memory
   --indent;
   os << "}\n";
   return result;

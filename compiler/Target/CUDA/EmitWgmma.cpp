@@ -6,13 +6,10 @@
 // mma.sync's, slot for slot, so the surrounding code is the same on every arch; emitGemm wraps this in
 // `#if defined(__CUDA_ARCH_FEAT_SM90_ALL)` with the mma.sync lowering as the other branch.
 //
-// A gemm's wgmmas stay in flight after it (one commit group): the emitter waits for that group (wait_group N, N the
-// groups committed after it, which stay in flight; then an empty asm on each accumulator register that finished so
-// that the compiler cannot move reads above the wait) before the first later op that touches the accumulator or
-// the register A operand, and for all groups before every barrier (after it, other threads may overwrite the
-// shared operands: the next stage's prefetch, or a tile tile-place-barriers protected) and at the end of the
-// block. So independent work (another gemm, element-wise ops on other fragments, global atomics) overlaps the
-// tensor cores.
+// A gemm's wgmmas stay in flight after it (one commit group) until a `tile.wgmma_wait` that
+// tile-schedule-wgmma-waits placed: wait_group N (N: the groups committed later, which stay in flight), then an
+// empty asm on each register of the accumulators it waited for, so that the compiler cannot move their reads above
+// the wait.
 #include "EmitterImpl.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -200,58 +197,34 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
   line() << "tilec::device::wgmma_commit_group(); // in flight until an op touches " << c.var
          << (registerA ? " or " + a.var : "") << ", a barrier, or the block's end\n";
   close();
-  PendingWgmma group{wgmmaGroupsIssued++, c.var, tileN / 2, {gemm.getC()}};
-  if (registerA)
-    group.buffers.push_back(gpu::baseBuffer(gemm.getA()));
-  pendingWgmmas.push_back(std::move(group));
   return success();
 }
 
 void KernelEmitter::emitBarrier() {
-  if (usesWgmma) {
-    // After the barrier any thread may overwrite a shared tile a wgmma of this warpgroup still reads (a tile
-    // tile-place-barriers protected, the next stage's prefetch): the wgmmas in flight complete first. None are in
-    // flight across a loop's back edge (each block waits for its own), so the emitter's state is the program's.
-    flushWgmma();
+  // After the barrier other threads may write shared memory that wgmma reads through the async proxy: the fence
+  // orders this thread's earlier shared-memory writes before those reads. (tile-schedule-wgmma-waits made the
+  // wgmmas in flight complete before every barrier.)
+  if (usesWgmma)
     line() << "tilec::device::fence_shared_for_wgmma();\n";
-  }
   line() << "__syncthreads();\n";
 }
 
-void KernelEmitter::flushWgmma() {
-  if (!pendingWgmmas.empty())
-    waitForWgmmas(pendingWgmmas.size() - 1);
-}
-
-void KernelEmitter::waitForWgmmas(size_t last) {
-  size_t later = pendingWgmmas.size() - 1 - last;
+LogicalResult KernelEmitter::emitWgmmaWait(WgmmaWaitOp wait) {
+  int64_t later = wait.getPending();
+  auto accumulators = wait.getAccumulators();
+  std::string last = accumulators.empty() ? std::string("none") : buffer(accumulators.back()).var;
   line() << "tilec::device::wgmma_wait_group<" << later << ">(); // "
          << (later == 0 ? std::string("the wgmmas in flight")
-                        : "up to " + pendingWgmmas[last].accumulator + "'s; " + std::to_string(later) +
-                              " later group" + (later == 1 ? " stays" : "s stay") + " in flight")
+                        : "up to " + last + "'s; " + std::to_string(later) + " later group" +
+                              (later == 1 ? " stays" : "s stay") + " in flight")
          << "\n";
-  for (size_t g = 0; g <= last; ++g)
+  for (Value acc : accumulators) {
+    const Buffer &c = buffer(acc);
     line() << "#pragma unroll\n"
-           << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << pendingWgmmas[g].slots
-           << "; ++tc_s) tilec::device::wgmma_fence_operand(" << pendingWgmmas[g].accumulator << "[tc_s]);\n";
-  pendingWgmmas.erase(pendingWgmmas.begin(), pendingWgmmas.begin() + last + 1);
-}
-
-int KernelEmitter::latestPendingWgmmaTouchedBy(Operation *op) const {
-  if (pendingWgmmas.empty())
-    return -1;
-  int latest = -1;
-  op->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands()) {
-      if (!isa<MemRefType>(v.getType()))
-        continue;
-      Value base = gpu::baseBuffer(v);
-      for (size_t g = 0; g < pendingWgmmas.size(); ++g)
-        if (llvm::is_contained(pendingWgmmas[g].buffers, base))
-          latest = std::max(latest, int(g));
-    }
-  });
-  return latest;
+           << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << c.layout->numSlots()
+           << "; ++tc_s) tilec::device::wgmma_fence_operand(" << c.var << "[tc_s]);\n";
+  }
+  return success();
 }
 
 } // namespace tilec::cuda

@@ -3,8 +3,8 @@
 // (parallel loops, element accesses, fill, atomics), EmitCopy.cpp (copies, vector widths, discard), EmitGemm.cpp
 // (mma.sync and per-element gemms), EmitWgmma.cpp (the sm_90a wgmma branch), EmitReduce.cpp (reductions) and
 // EmitPipelined.cpp (pipelined loops). The layouts, gemm plans and swizzles it executes were decided by passes and
-// recorded as typed attributes (tilec/Lowering/GpuLoweringUtils.h reads them); the pipelining schedule and the
-// wgmma waits are still decided here.
+// recorded as typed attributes (tilec/Lowering/GpuLoweringUtils.h reads them), and the wgmma waits are
+// tile.wgmma_wait ops (tile-schedule-wgmma-waits); the pipelining schedule is still decided here.
 #ifndef TILEC_TARGET_CUDA_EMITTERIMPL_H
 #define TILEC_TARGET_CUDA_EMITTERIMPL_H
 
@@ -227,14 +227,9 @@ public:
   /// __syncthreads(), preceded where the kernel uses wgmma by the proxy fence that makes the block's shared-memory
   /// writes visible to wgmma's operand reads (they go through the async proxy).
   void emitBarrier();
-  /// Waits for every wgmma group in flight (wgmma.wait_group 0) and pins their accumulators after the wait.
-  void flushWgmma();
-  /// Waits for the groups in flight up to and including pendingWgmmas[last] (they complete in commit order: the
-  /// later ones stay in flight) and pins those groups' accumulators after the wait.
-  void waitForWgmmas(size_t last);
-  /// The index in pendingWgmmas of the latest group whose accumulator or register A operand `op` reads or writes
-  /// (it must wait for that group first), or -1.
-  int latestPendingWgmmaTouchedBy(mlir::Operation *op) const;
+  /// tile.wgmma_wait (placed by tile-schedule-wgmma-waits): wgmma.wait_group, then pins the accumulators of the
+  /// groups it waited for, so that no read of them moves above the wait.
+  mlir::LogicalResult emitWgmmaWait(tile::WgmmaWaitOp op);
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
   mlir::LogicalResult emitPipelined(tile::PipelinedOp op);    // EmitPipelined.cpp
@@ -257,16 +252,6 @@ public:
   bool asyncCopies = false;
   // Some gemm of the kernel runs on wgmma (tile.wgmma): shared memory is 1024-byte aligned and barriers fence.
   bool usesWgmma = false;
-  // wgmma gemms are left in flight after they are issued (EmitWgmma.cpp), one commit group each: until an op
-  // touches their accumulator or register A operand, a barrier, or the end of the block. In commit order.
-  struct PendingWgmma {
-    int64_t serial;                            // the how-manieth group of the kernel (wgmmaGroupsIssued)
-    std::string accumulator;                   // C's variable
-    int64_t slots;                             // its registers per thread
-    llvm::SmallVector<mlir::Value, 2> buffers; // C and, for a register A, A (base buffers)
-  };
-  std::vector<PendingWgmma> pendingWgmmas;
-  int64_t wgmmaGroupsIssued = 0;
   // Device functions the kernels of one file share (name -> definition), emitted before the first kernel.
   std::map<std::string, std::string> *functions = nullptr;
 };

@@ -386,6 +386,15 @@ LogicalResult DiscardOp::verify() {
   return success();
 }
 
+LogicalResult WgmmaWaitOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside a tile.kernel";
+  for (Value acc : getAccumulators())
+    if (getMemorySpaceOf(acc.getType()) != MemorySpace::Fragment)
+      return emitOpError() << "waits for accumulators in registers (fragment tiles), got " << acc.getType();
+  return success();
+}
+
 LogicalResult BarrierOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "must be inside a tile.kernel";

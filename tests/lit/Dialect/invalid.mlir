@@ -557,6 +557,29 @@ func.func @fill_outside(%g: memref<16xf32, #tile.space<global>>, %v: f32) {
 
 // -----
 
+func.func @wgmma_wait_outside() {
+  // expected-error @+1 {{'tile.wgmma_wait' op must be inside a tile.kernel}}
+  tile.wgmma_wait pending 0
+  return
+}
+
+// -----
+
+tile.kernel @wgmma_wait_shared(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %s = tile.alloc : memref<64x64xf32, #tile.space<shared>>
+  // expected-error @+1 {{'tile.wgmma_wait' op waits for accumulators in registers (fragment tiles), got 'memref<64x64xf32, #tile.space<shared>>'}}
+  tile.wgmma_wait pending 0 (%s) : memref<64x64xf32, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @wgmma_wait_negative(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.wgmma_wait' op attribute 'pending' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  tile.wgmma_wait pending -1
+}
+
+// -----
+
 func.func @barrier_outside() {
   // expected-error @+1 {{'tile.barrier' op must be inside a tile.kernel}}
   tile.barrier

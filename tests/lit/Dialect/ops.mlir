@@ -45,6 +45,10 @@ tile.kernel @all_ops(%X: memref<?x?x128xbf16, #tile.space<global>>,
   tile.gemm %xs, %xs -> %acc transpose_b clear policy full_row
       : memref<64x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>,
         memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.wgmma_wait pending 1 (%[[ACC]]) : memref<64x64xf32, #tile.space<fragment>>
+  tile.wgmma_wait pending 1 (%acc) : memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.wgmma_wait pending 0{{$}}
+  tile.wgmma_wait pending 0
   // CHECK: tile.reduce max %[[ACC]] -> %[[ROWMAX]] dim 1 clear :
   tile.reduce max %acc -> %rowmax dim 1 clear
       : memref<64x64xf32, #tile.space<fragment>> -> memref<64xf32, #tile.space<fragment>>

@@ -157,4 +157,17 @@ def PlaceBarriers : Pass<"tile-place-barriers", "::mlir::ModuleOp"> {
   }];
 }
 
+def ScheduleWgmmaWaits : Pass<"tile-schedule-wgmma-waits", "::mlir::ModuleOp"> {
+  let summary = "Insert tile.wgmma_wait where a kernel needs its asynchronous wgmma groups done (GPU lowering)";
+  let description = [{
+    A `tile.gemm` marked `tile.wgmma` leaves its wgmmas in flight as one
+    commit group. Walking each kernel in order with the groups in flight, the
+    pass inserts `tile.wgmma_wait` before the first op that touches a group's
+    accumulator or register A operand (keeping the groups committed after it
+    in flight), before every block barrier and every pipelined loop that
+    prefetches, and at the end of each block that issued a group still in
+    flight. Run after `tile-place-barriers`.
+  }];
+}
+
 #endif

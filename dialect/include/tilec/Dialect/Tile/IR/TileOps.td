@@ -401,6 +401,29 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let hasVerifier = 1;
 }
 
+def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait"> {
+  let summary = "waits for the warpgroup's wgmma groups in flight, all but the latest `pending` (GPU lowering)";
+  let description = [{
+    Placed by `tile-schedule-wgmma-waits`. A `tile.gemm` lowered to Hopper's
+    asynchronous warpgroup mma (`tile.wgmma`) commits its wgmmas as one group
+    and stays in flight after it; this op waits until at most `pending` of
+    the groups committed before it are still running (`wgmma.wait_group`),
+    so the groups complete in commit order, and lists the accumulators of the
+    groups it waits for, which no read may move above it. On the mma.sync
+    path of the same code, and on the CPU, it does nothing.
+
+    ```mlir
+    tile.wgmma_wait pending 1 (%acc_s) : memref<64x64xf32, #tile.space<fragment>>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending,
+                       Variadic<AnyMemRef>:$accumulators);
+  let assemblyFormat = [{
+    `pending` $pending (` ` `(` $accumulators^ `)` `:` type($accumulators))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//
