@@ -1,16 +1,17 @@
 // tile-to-loops: tile-level kernels as sequential loop nests on plain memrefs,
 // the reference semantics that the CPU backend executes.
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Transforms/Passes.h"
+#include "tilec/Conversion/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
 
 namespace tilec {
 #define GEN_PASS_DEF_TILETOLOOPS
-#include "tilec/Transforms/Passes.h.inc"
+#include "tilec/Conversion/Passes.h.inc"
 } // namespace tilec
 
 using namespace mlir;
@@ -589,6 +590,21 @@ struct TileToLoops : tilec::impl::TileToLoopsBase<TileToLoops> {
         return signalPassFailure();
       k->erase();
     }
+    // What the conversion leaves: no op of the tile dialect but the host-side launch plans (tile.entry and the
+    // plan ops in it, which the CPU runner reads before lowering and the GPU path never lowers here).
+    ConversionTarget target(getContext());
+    target.addLegalDialect<func::FuncDialect, scf::SCFDialect, memref::MemRefDialect, arith::ArithDialect,
+                           math::MathDialect>();
+    target.addIllegalDialect<TileDialect>();
+    target.addLegalOp<EntryOp, WorkspaceOp, LaunchOp, FreeOp>();
+    WalkResult left = getOperation().walk([&](Operation *op) {
+      if (!target.isIllegal(op))
+        return WalkResult::advance();
+      op->emitError() << "tile-to-loops left '" << op->getName() << "' unconverted";
+      return WalkResult::interrupt();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
   }
 };
 

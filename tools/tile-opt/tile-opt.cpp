@@ -1,6 +1,7 @@
 // tile-opt: runs tilec's passes (and canonicalize/cse) on tile IR; the driver
 // of the lit tests. Only the dialects tile IR uses are registered.
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Conversion/Passes.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   tilec::registerTilecPasses();
+  tilec::registerTilecConversionPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tilec optimizer driver\n", registry));
 }

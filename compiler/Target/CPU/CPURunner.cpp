@@ -1,6 +1,6 @@
 #include "tilec/Target/CPU/CPURunner.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Transforms/Passes.h"
+#include "tilec/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"

@@ -1,6 +1,9 @@
 // tile-to-loops: kernels become @k_block (one block) and @k (the grid) on
 // plain memrefs; whole-tile ops become loop nests.
 // RUN: tile-opt %s -split-input-file -tile-to-loops | FileCheck %s
+// A conversion: nothing of the tile dialect is left, not even the memory spaces of the memref types.
+// RUN: tile-opt %s -split-input-file -tile-to-loops | FileCheck %s --check-prefix=NONE-LEFT
+// NONE-LEFT-NOT: tile.
 
 // CHECK-LABEL: func.func @copy_scale_block(
 // CHECK-SAME:    %[[X:.*]]: memref<?x128xf32>, %[[Y:.*]]: memref<?x128xbf16>, %[[BX:.*]]: index)
