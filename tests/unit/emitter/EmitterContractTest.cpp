@@ -1,0 +1,65 @@
+// The CUDA emitter prints the decisions of the GPU lowering passes; where one it needs is missing, it refuses the
+// kernel rather than emit code that decides for itself (or is wrong).
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Driver/Driver.h"
+#include "tilec/Target/CUDA/CudaEmitter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace {
+
+struct Emitted {
+  bool ok = false;
+  std::string cuda, diagnostics;
+};
+
+/// Compiles `file` (relative to the source tree) through the GPU lowering, lets `edit` change the lowered module,
+/// then emits CUDA.
+template <typename Edit>
+Emitted emitAfter(const std::string &file, Edit edit) {
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  llvm::SourceMgr sourceMgr;
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(TILEC_SOURCE_DIR) + "/" + file);
+  REQUIRE(buffer);
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  Emitted out;
+  llvm::raw_string_ostream diagOS(out.diagnostics);
+  tilec::CompileOptions options;
+  options.atomics = tilec::AtomicsStrategy::FP32;
+  options.lowerForGpu = true;
+  mlir::OwningOpRef<mlir::ModuleOp> module = tilec::compileToTileIR(context, sourceMgr, options, diagOS);
+  REQUIRE(module);
+  edit(*module);
+  llvm::raw_string_ostream cudaOS(out.cuda);
+  mlir::ScopedDiagnosticHandler collect(&context, [&](mlir::Diagnostic &d) {
+    diagOS << d.str() << "\n";
+    return mlir::success();
+  });
+  out.ok = mlir::succeeded(tilec::emitCuda(*module, cudaOS));
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("the emitter prints the wgmma waits tile-schedule-wgmma-waits placed", "[emitter]") {
+  Emitted e = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp) {});
+  REQUIRE(e.ok);
+  CHECK(e.cuda.find("tilec::device::wgmma_wait_group<0>(); // the wgmmas in flight") != std::string::npos);
+}
+
+TEST_CASE("the emitter refuses a wgmma gemm whose waits were not scheduled", "[emitter]") {
+  Emitted e = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp module) {
+    module.walk([](tilec::tile::WgmmaWaitOp wait) { wait.erase(); });
+  });
+  CHECK_FALSE(e.ok);
+  CHECK(e.diagnostics.find("a gemm runs on wgmma but the kernel has no tile.wgmma_wait (run "
+                           "tile-schedule-wgmma-waits)") != std::string::npos);
+}
