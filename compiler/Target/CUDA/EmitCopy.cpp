@@ -47,7 +47,7 @@ static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOp copy, const Ti
   std::vector<int64_t> shape = squeeze(s.shape);
   if (shape.size() != 2)
     return false;
-  int64_t rows = shape[0], cols = shape[1], threads = e.threads;
+  int64_t rows = shape[0], cols = shape[1], threads = e.blockThreads();
   if ((threads * vec) % cols != 0 || (rows * cols) % (threads * vec) != 0)
     return false;
   int64_t step = threads * vec / cols, iterations = rows * cols / (threads * vec);
@@ -105,7 +105,7 @@ static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOp copy, const Ti
   std::string pred = lo + " <= " + stepRows + " && " + stepRows + " < " + hi + (fixed.empty() ? "" : " && " + fixed);
   std::string address = from + " + (long long)" + stepRows + " * " + (stride.empty() ? "1" : stride);
   std::string shared = "(" + to + " + " + std::to_string(delta * bytes) + "u * (unsigned)" + it + ")";
-  if (e.asyncCopies)
+  if (e.issuesAsyncCopies())
     e.line() << "tilec::device::cp_async_16(" << shared << ", " << address << ", " << pred << ");\n";
   else
     e.line() << "tilec::device::store16_shared(" << shared << ", tilec::device::load16_pred(" << address << ", "
@@ -126,15 +126,15 @@ static void emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRe
   int64_t elements = 1;
   for (int64_t x : shape)
     elements *= x;
-  int64_t chunks = elements / vec, iterations = (chunks + e.threads - 1) / e.threads;
+  int64_t chunks = elements / vec, iterations = (chunks + e.blockThreads() - 1) / e.blockThreads();
   std::string it = e.fresh("it");
   e.open("{ // copy " + gpu::nameOf(copy.getSource()) + " -> " + s.var + ": 16-byte vectors, " +
          std::to_string(chunks) + " chunks");
   e.line() << "#pragma unroll\n";
   e.open("for (int " + it + " = 0; " + it + " < " + std::to_string(iterations) + "; ++" + it + ")");
   std::string chunk = e.fresh("chunk");
-  e.line() << "const int " << chunk << " = tid + " << it << " * " << e.threads << ";\n";
-  if (chunks % e.threads != 0)
+  e.line() << "const int " << chunk << " = tid + " << it << " * " << e.blockThreads() << ";\n";
+  if (chunks % e.blockThreads() != 0)
     e.open("if (" + chunk + " < " + std::to_string(chunks) + ")");
   // Unflatten the chunk's first element over the squeezed shape.
   std::vector<std::string> coords(shape.size());
@@ -155,14 +155,14 @@ static void emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRe
   size_t k = 0;
   for (int64_t x : s.shape)
     tileCoords.push_back(x == 1 ? "0" : coords[k++]);
-  if (e.asyncCopies) // zero-filled where out of bounds, like load16_pred
+  if (e.issuesAsyncCopies()) // zero-filled where out of bounds, like load16_pred
     e.line() << "tilec::device::cp_async_16(" << e.sharedAddress(s, e.sharedIndex(s, tileCoords)) << ", &" << g.var
              << "[" << e.linearIndex(g, base) << "], " << (inBounds.empty() ? "true" : inBounds) << ");\n";
   else
     e.line() << "tilec::device::store16_shared(" << e.sharedAddress(s, e.sharedIndex(s, tileCoords)) << ", "
              << "tilec::device::load16_pred(&" << g.var << "[" << e.linearIndex(g, base) << "], "
              << (inBounds.empty() ? "true" : inBounds) << "));\n";
-  if (chunks % e.threads != 0)
+  if (chunks % e.blockThreads() != 0)
     e.close();
   e.close();
   e.close();

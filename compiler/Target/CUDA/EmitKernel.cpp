@@ -549,8 +549,7 @@ LogicalResult emitCuda(ModuleOp module, llvm::raw_ostream &os) {
   std::map<std::string, std::string> functions;
   for (auto kernel : module.getOps<KernelOp>()) {
     kernelsOs << "\n";
-    cuda::KernelEmitter emitter(kernel, kernelsOs);
-    emitter.functions = &functions;
+    cuda::KernelEmitter emitter(kernel, kernelsOs, functions);
     if (failed(emitter.emit()))
       return failure();
   }

@@ -144,8 +144,6 @@ LogicalResult KernelEmitter::emitWgmma(GemmOp gemm) {
     if (!aMap)
       return gemm.emitError("register A operand is not in the mma A layout");
   }
-  if (!functions)
-    return gemm.emitError("internal: no place to define wgmma functions");
   std::string fn = wgmmaFunction(*functions, tileN, a.element.isF16(), registerA);
   bool transB = !gemm.getTransposeB(); // wgmma's "transposed" B is N-major: our K x N tile
   bool transA = gemm.getTransposeA();

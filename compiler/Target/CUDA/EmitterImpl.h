@@ -161,8 +161,15 @@ std::string writeElement(KernelEmitter &e, const TileRef &r, const std::vector<s
 
 class KernelEmitter {
 public:
-  KernelEmitter(tile::KernelOp kernel, llvm::raw_ostream &os) : kernel(kernel), os(os), threads(kernel.getThreads()) {}
+  /// `functions`: the device functions the kernels of one file share (name -> definition), emitted before the
+  /// first kernel.
+  KernelEmitter(tile::KernelOp kernel, llvm::raw_ostream &os, std::map<std::string, std::string> &functions)
+      : kernel(kernel), os(os), threads(kernel.getThreads()), functions(&functions) {}
   mlir::LogicalResult emit();
+
+  int64_t blockThreads() const { return threads; }
+  /// Global -> shared copies are being issued as cp.async (a pipelined loop's prefetch).
+  bool issuesAsyncCopies() const { return asyncCopies; }
 
   // Shared by the op families.
   llvm::raw_ostream &line();          // indented start of a line
@@ -209,7 +216,7 @@ public:
   std::string convert(const std::string &expr, mlir::Type from, mlir::Type to) const;
   int64_t knownDivisor(mlir::Value v) const;
 
-  /// Emits the block's ops and waits at its end for the wgmmas issued in it.
+  /// Emits the block's ops in order.
   mlir::LogicalResult emitBlock(mlir::Block &block);
   mlir::LogicalResult emitOp(mlir::Operation *op);
   mlir::LogicalResult emitOpBody(mlir::Operation *op);
@@ -237,6 +244,7 @@ public:
                                    llvm::ArrayRef<mlir::Operation *> slice, const std::string &iteration,
                                    const std::string &stage, const std::string &upper);
 
+private:
   tile::KernelOp kernel;
   llvm::raw_ostream &os;
   int64_t threads;
@@ -252,8 +260,7 @@ public:
   bool asyncCopies = false;
   // Some gemm of the kernel runs on wgmma (tile.wgmma): shared memory is 1024-byte aligned and barriers fence.
   bool usesWgmma = false;
-  // Device functions the kernels of one file share (name -> definition), emitted before the first kernel.
-  std::map<std::string, std::string> *functions = nullptr;
+  std::map<std::string, std::string> *functions;
 };
 
 template <typename Body, typename Fallback>
