@@ -40,21 +40,17 @@ std::vector<std::string> TileRef::baseCoords(const std::vector<std::string> &coo
   return out;
 }
 
-raw_ostream &KernelEmitter::line() {
-  for (int i = 0; i < indent; ++i)
-    os << "  ";
-  return os;
-}
+raw_ostream &KernelEmitter::line() { return out; }
 
 void KernelEmitter::open(const std::string &head) {
   // "{ // comment" opens a plain scope; anything else is a statement head.
-  line() << head << (head.rfind("{ //", 0) == 0 ? "\n" : " {\n");
-  ++indent;
+  out << head << (head.rfind("{ //", 0) == 0 ? "\n" : " {\n");
+  out.indent();
 }
 
 void KernelEmitter::close() {
-  --indent;
-  line() << "}\n";
+  out.unindent();
+  out << "}\n";
 }
 
 void KernelEmitter::shadowThreadIndex(const std::string &why) {
@@ -452,7 +448,7 @@ LogicalResult KernelEmitter::emit() {
   for (size_t i = 0; i < params.size(); ++i)
     os << (i ? ",\n    " : "") << params[i];
   os << ") {\n";
-  ++indent;
+  out.indent();
   if (usesWgmma) {
     // wgmma's 128-byte swizzle is a function of the address bits, so its tiles start at 1024-byte boundaries;
     // tile-plan-shared-memory planned offsets from an aligned base and reserved 1024 bytes to align it here.
@@ -534,7 +530,7 @@ LogicalResult KernelEmitter::emit() {
   if (failed(result))
     return failure();
   result = emitBlock(kernel.getBodyBlock());
-  --indent;
+  out.unindent();
   os << "}\n";
   return result;
 }

@@ -219,7 +219,7 @@ LogicalResult KernelEmitter::emitWgmmaWait(WgmmaWaitOp wait) {
   for (Value acc : accumulators) {
     const Buffer &c = buffer(acc);
     line() << "#pragma unroll\n"
-           << std::string(2 * indent, ' ') << "for (int tc_s = 0; tc_s < " << c.layout->numSlots()
+           << "for (int tc_s = 0; tc_s < " << c.layout->numSlots()
            << "; ++tc_s) tilec::device::wgmma_fence_operand(" << c.var << "[tc_s]);\n";
   }
   return success();

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -164,7 +165,7 @@ public:
   /// `functions`: the device functions the kernels of one file share (name -> definition), emitted before the
   /// first kernel.
   KernelEmitter(tile::KernelOp kernel, llvm::raw_ostream &os, std::map<std::string, std::string> &functions)
-      : kernel(kernel), os(os), threads(kernel.getThreads()), functions(&functions) {}
+      : kernel(kernel), os(os), out(os), threads(kernel.getThreads()), functions(&functions) {}
   mlir::LogicalResult emit();
 
   int64_t blockThreads() const { return threads; }
@@ -172,7 +173,7 @@ public:
   bool issuesAsyncCopies() const { return asyncCopies; }
 
   // Shared by the op families.
-  llvm::raw_ostream &line();          // indented start of a line
+  llvm::raw_ostream &line();          // the kernel body's stream, which indents each line it starts
   void open(const std::string &head); // "head {" and indent
   void close();
   std::string value(mlir::Value v);   // the C expression of an SSA value
@@ -246,9 +247,9 @@ public:
 
 private:
   tile::KernelOp kernel;
-  llvm::raw_ostream &os;
+  llvm::raw_ostream &os;          // unindented: the kernel's signature, preprocessor lines
+  mlir::raw_indented_ostream out; // over os: the kernel body, two spaces per open scope
   int64_t threads;
-  int indent = 0;
   int counter = 0;
   llvm::DenseMap<mlir::Value, std::string> names;
   llvm::DenseMap<mlir::Value, Buffer> buffers;
