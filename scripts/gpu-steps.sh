@@ -5,7 +5,7 @@
 # seconds it needs, a step that no longer fits is skipped, and every output is packed after each step, so a run
 # cut off at the machine's limit still returns the logs of the steps it finished.
 #
-#   GPU_STEPS="bench:125 tests:75 cases:38 sass:5" OUT=/path/to/out bash scripts/gpu-steps.sh
+#   GPU_STEPS="bench:180 tests:75 cases:60 sass:5" OUT=/path/to/out bash scripts/gpu-steps.sh
 #
 # Variables:
 #   GPU_STEPS   "name:seconds ..." (required): the steps below, each with the time it needs (see docs/development.md)
@@ -58,7 +58,7 @@ export TILEC_C_LIBRARY=bundle/bin/libtilec_c.so TILEC_KERNELS_DIR=bundle/kernels
 R=/tmp/run
 rm -rf "$R" && mkdir -p "$R"
 scripts/bundle-unpack.sh bundle
-for s in ${GPU_STEPS:?GPU_STEPS names the steps to run, e.g. "bench:125 tests:75"}; do
+for s in ${GPU_STEPS:?GPU_STEPS names the steps to run, e.g. "bench:180 tests:75"}; do
   name=${s%%:*} need=${s#*:}
   if (( $(left) < need )); then log "skip $name (left $(left)s, needs ~${need}s)"; continue; fi
   t=$(( $(left) - 5 ))
