@@ -674,17 +674,19 @@ private:
         else if (!layout::writesReachEveryReplica(*driver, l, dims, constants))
           staged[a.buffer] = "is written in this loop by one thread per element, while several threads hold each element";
       }
+      // The register tiles that whole-tile ops in the body write, once per iteration (before any is staged).
+      llvm::SetVector<Value> writtenPerIteration;
       loop.getBodyBlock().walk([&](Operation *op) {
         if (!runsPerIteration(op))
           return;
-        for (auto [operand, written] : tileOperands(op)) {
-          Value base = gpu::baseBuffer(operand);
-          if (!written || !layouts.count(base) || staged.count(base))
-            continue;
-          if (!driver->isReplicated())
-            staged[base] = "is written by a whole-tile op once per iteration of this loop, which one thread runs";
-        }
+        for (auto [operand, written] : tileOperands(op))
+          if (Value base = gpu::baseBuffer(operand); written && layouts.count(base))
+            writtenPerIteration.insert(base);
       });
+      if (!driver->isReplicated())
+        for (Value base : writtenPerIteration)
+          if (!staged.count(base))
+            staged[base] = "is written by a whole-tile op once per iteration of this loop, which one thread runs";
       // Several threads run each iteration of a loop that reads back memory it writes: only the primary one's
       // reads see its writes, and the others' reads would race with them, so only the primary thread runs the
       // body, and it writes registers through shared copies like the memory it writes.
@@ -697,15 +699,9 @@ private:
         for (const Access &a : accesses)
           if (a.isStore && layouts.count(a.buffer) && !staged.count(a.buffer))
             staged[a.buffer] = why;
-        loop.getBodyBlock().walk([&](Operation *op) {
-          if (!runsPerIteration(op))
-            return;
-          for (auto [operand, written] : tileOperands(op)) {
-            Value base = gpu::baseBuffer(operand);
-            if (written && layouts.count(base) && !staged.count(base))
-              staged[base] = why;
-          }
-        });
+        for (Value base : writtenPerIteration)
+          if (!staged.count(base))
+            staged[base] = why;
       }
       for (auto &[buffer, why] : staged)
         writeThroughShared(loop, buffer, *driver, why);
