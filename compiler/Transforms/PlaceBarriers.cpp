@@ -164,10 +164,7 @@ void placeAt(Operation *op, State &state, const SharedRanges &shared) {
     // A loop with prefetched copies (tile-multi-buffer) is emitted as: the first copies issued before the loop,
     // then each iteration waits for its copies and has a barrier (all threads' copies landed; all threads done
     // with the previous iteration, whose buffer the next prefetch overwrites) before anything else.
-    SmallVector<CopyOp> prefetched;
-    for (Operation &inner : body)
-      if (inner.hasAttr(gpu::kPrefetchAttr))
-        prefetched.push_back(cast<CopyOp>(inner));
+    SmallVector<CopyOp> prefetched = gpu::prefetchedCopies(body);
     if (!prefetched.empty()) {
       Effects prologue{shared, {}, {}};
       for (CopyOp copy : prefetched) {

@@ -68,20 +68,13 @@ private:
     return latest;
   }
 
-  /// Waits, before `point`, for the groups in flight up to and including pending[last].
+  /// Waits, at `b`'s insertion point, for the groups in flight up to and including pending[last].
   static void waitFor(OpBuilder &b, Location loc, int last, SmallVector<Group> &pending) {
     SmallVector<Value> accumulators;
     for (int g = 0; g <= last; ++g)
       accumulators.push_back(pending[g].accumulator);
     WgmmaWaitOp::create(b, loc, int64_t(pending.size()) - 1 - last, accumulators);
     pending.erase(pending.begin(), pending.begin() + last + 1);
-  }
-
-  static bool prefetches(PipelinedOp loop) {
-    for (Operation &op : loop.getBodyBlock())
-      if (op.hasAttr(gpu::kPrefetchAttr))
-        return true;
-    return false;
   }
 
   void schedule(Block &block, SmallVector<Group> &pending) {
@@ -97,7 +90,7 @@ private:
         waitFor(b, op->getLoc(), latest, pending);
       bool barrier = isa<BarrierOp, ArriveLastOp>(op);
       if (auto loop = dyn_cast<PipelinedOp>(op))
-        barrier = prefetches(loop);
+        barrier = !gpu::prefetchedCopies(loop.getBodyBlock()).empty();
       if (barrier && !pending.empty())
         waitFor(b, op->getLoc(), int(pending.size()) - 1, pending);
       for (Region &region : op->getRegions())

@@ -89,10 +89,7 @@ static void rereadThreadIndex(KernelEmitter &e, PipelinedOp loop) {
 
 LogicalResult KernelEmitter::emitPipelined(PipelinedOp loop) {
   std::string iv = fresh("n");
-  SmallVector<CopyOp> copies;
-  for (Operation &op : loop.getBodyBlock())
-    if (op.hasAttr(gpu::kPrefetchAttr))
-      copies.push_back(cast<CopyOp>(op));
+  SmallVector<CopyOp> copies = gpu::prefetchedCopies(loop.getBodyBlock());
   if (copies.empty()) {
     names[loop.getInductionVar()] = iv;
     open("for (long long " + iv + " = " + value(loop.getLower()) + "; " + iv + " < " + value(loop.getUpper()) +

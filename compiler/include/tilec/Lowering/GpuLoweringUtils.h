@@ -85,6 +85,16 @@ inline std::optional<layout::FragmentLayout> layoutOf(mlir::Value buffer, int64_
   return layout::fromAttr(def->getAttr(kLayoutAttr), threads);
 }
 
+/// The copies of a loop body that tile-multi-buffer marked `tile.prefetch` (issued stages-1 iterations ahead), in
+/// order; none for a loop that is not software-pipelined.
+inline llvm::SmallVector<tile::CopyOp> prefetchedCopies(mlir::Block &body) {
+  llvm::SmallVector<tile::CopyOp> copies;
+  for (mlir::Operation &op : body)
+    if (op.hasAttr(kPrefetchAttr))
+      copies.push_back(llvm::cast<tile::CopyOp>(op));
+  return copies;
+}
+
 inline int64_t elementBytes(mlir::Type t) {
   unsigned bits = t.getIntOrFloatBitWidth();
   return bits <= 8 ? 1 : bits / 8;
