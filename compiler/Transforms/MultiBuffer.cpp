@@ -122,7 +122,7 @@ std::string whyNot(CopyOp copy, PipelinedOp loop) {
   // A dynamic last dim qualifies too: the emitter checks at run time that it keeps 16-byte chunks aligned and
   // otherwise fills the same buffer with plain stores.
   bool dynamicLast = false;
-  if (gpu::vectorCopyElements(copy, &dynamicLast) == 0)
+  if (gpu::vectorCopyElements(copy.getSource(), copy.getTarget(), &dynamicLast) == 0)
     return "cp.async moves 16-byte chunks and this copy cannot (it needs a region of a global tensor whose last "
            "dim is a multiple of 16 bytes or dynamic, 16-byte rows at offsets known to be 16-byte aligned, pad 0 "
            "and no dtype change, into a whole shared tile)";

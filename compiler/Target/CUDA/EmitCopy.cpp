@@ -1,4 +1,4 @@
-// The copy op family: global -> shared in 16-byte chunks (cp.async inside pipelined prefetches), global <-> fragment
+// The copy op family: global -> shared in 16-byte chunks (cp.async for tile.async_copy), global <-> fragment
 // in vectors of a thread's consecutive elements, and the element-at-a-time path every other copy takes.
 //
 // The vector paths rely on what the runtime's signature check guarantees every tensor argument: a 16-byte aligned
@@ -41,7 +41,7 @@ std::optional<VectorWidth> vectorWidth(int64_t bytes) {
 /// The shared offset must step by the same amount for every thread, which is checked against the tile's swizzle here
 /// (true for every swizzle tile-plan-shared-memory picks when `rows` is a multiple of 8). False when the form does not
 /// apply; nothing is emitted then.
-static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst,
+static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst,
                                          int64_t vec) {
   const Buffer &g = *src.buffer, &s = *dst.buffer;
   std::vector<int64_t> shape = squeeze(s.shape);
@@ -117,7 +117,7 @@ static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOp copy, const Ti
 
 /// 16-byte copies from a global region into a whole shared tile of the same dtype, when every 16-byte chunk is
 /// either entirely inside the tensor or entirely outside it (gpu::vectorCopyElements).
-static void emitVectorGlobalToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst,
+static void emitVectorGlobalToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst,
                                      int64_t vec) {
   if (emitRowStridedGlobalToShared(e, copy, src, dst, vec))
     return;
@@ -215,7 +215,7 @@ int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, Value g
 }
 
 /// Global <-> distributed fragment with one predicated vector access per group of `width` slots.
-static void emitVectorFragmentCopy(KernelEmitter &e, CopyOp copy, const TileRef &global, const Buffer &fragment,
+static void emitVectorFragmentCopy(KernelEmitter &e, CopyOperands copy, const TileRef &global, const Buffer &fragment,
                                    bool isLoad, int64_t width) {
   const FragmentLayout &l = *fragment.layout;
   const Buffer &g = *global.buffer;
@@ -260,7 +260,7 @@ static void emitVectorFragmentCopy(KernelEmitter &e, CopyOp copy, const TileRef 
 /// every (thread, slot) of the layout (checked here by enumeration; else the swizzled index of each pair): a
 /// separately swizzled index per slot pair is what NVVM would otherwise hoist out of a pipelined loop, one register
 /// each (32 of them for the backward pass's dS at d=128, which then spilled). False when the copy is not of this kind.
-static bool emitPackedFragmentToShared(KernelEmitter &e, CopyOp copy, const TileRef &src, const TileRef &dst) {
+static bool emitPackedFragmentToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst) {
   const Buffer &f = *src.buffer, &s = *dst.buffer;
   if (!isDistributed(f) || !isWhole(copy.getSource()) || !isWhole(copy.getTarget()) ||
       s.space != MemorySpace::Shared || !(s.element.isBF16() || s.element.isF16()) || s.shape.size() != 2 ||
@@ -303,15 +303,15 @@ static bool emitPackedFragmentToShared(KernelEmitter &e, CopyOp copy, const Tile
   return true;
 }
 
-LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
+LogicalResult KernelEmitter::emitCopy(CopyOperands copy) {
   if (currentLoop) // once per iteration of the enclosing parallel loop, by its thread
     return emitElementwiseCopy(copy);
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
   bool dynamicLast = false;
-  // A dynamic last extent is checked at run time; a prefetched copy (cp.async into the buffer of a later iteration)
-  // whose check fails stores the same buffer element by element instead: the pipelined loop's wait and barrier at
-  // the top of the next iteration order those stores as they order cp.async.
-  if (int64_t vec = gpu::vectorCopyElements(copy, &dynamicLast)) {
+  // A dynamic last extent is checked at run time; an asynchronous copy (cp.async into the buffer of a later
+  // iteration of a pipelined loop) whose check fails stores the same buffer element by element instead: the wait and
+  // barrier before the iteration that reads the buffer order those stores as they order cp.async.
+  if (int64_t vec = gpu::vectorCopyElements(copy.getSource(), copy.getTarget(), &dynamicLast)) {
     std::string check = dynamicLast ? src.buffer->dims.back() + " % " + std::to_string(vec) + " == 0" : "";
     return withRuntimeCheck(
         *this, check,
@@ -322,7 +322,7 @@ LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
         [&] { return emitElementwiseCopy(copy); });
   }
   if (asyncCopies)
-    return copy.emitError("a prefetched copy (tile.prefetch) must move 16-byte chunks; tile-multi-buffer checks this");
+    return copy.emitError("internal compiler error: an asynchronous copy must move 16-byte chunks, which tile-multi-buffer checks");
   // Global <-> fragment, the fragment driving the copy.
   bool load = isDistributed(*dst.buffer) && isWhole(copy.getTarget()) && src.buffer->space == MemorySpace::Global;
   bool store = !load && isDistributed(*src.buffer) && isWhole(copy.getSource()) &&
@@ -346,7 +346,7 @@ LogicalResult KernelEmitter::emitCopy(CopyOp copy) {
   return emitElementwiseCopy(copy);
 }
 
-LogicalResult KernelEmitter::emitElementwiseCopy(CopyOp copy) {
+LogicalResult KernelEmitter::emitElementwiseCopy(CopyOperands copy) {
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
   Type from = src.buffer->element, to = dst.buffer->element;
   std::optional<FragmentLayout> driver, blockDriver;

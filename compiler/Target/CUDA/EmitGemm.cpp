@@ -104,8 +104,8 @@ LogicalResult KernelEmitter::emitGemm(GemmOp gemm) {
     return gemm.emitError("gemm accumulator is not a fragment");
   std::optional<std::pair<int64_t, int64_t>> warps = gpu::mmaWarps(gemm);
   bool onTensorCores = warps.has_value();
-  bool sharedOperands = gemm.getB().getDefiningOp<AllocOp>() && gpu::isIn(gemm.getB(), MemorySpace::Shared) &&
-                        gemm.getA().getDefiningOp<AllocOp>();
+  bool sharedOperands = gpu::isWholeTile(gemm.getB()) && gpu::isIn(gemm.getB(), MemorySpace::Shared) &&
+                        gpu::isWholeTile(gemm.getA());
   if (!onTensorCores || !sharedOperands)
     return emitSimtGemm(*this, gemm);
   const auto [wm, wn] = *warps;

@@ -349,13 +349,19 @@ LogicalResult KernelEmitter::emitOpBody(Operation *op) {
     return success();
   }
   if (auto copy = dyn_cast<CopyOp>(op)) {
-    if (copy->hasAttr(gpu::kPrefetchAttr)) { // issued ahead at the top of the loop (emitPipelined)
-      line() << "// copy " << gpu::nameOf(copy.getSource()) << " -> " << buffer(copy.getTarget()).var
-             << ": prefetched\n";
-      return success();
-    }
+    if (copy->hasAttr(gpu::kPrefetchAttr))
+      return copy.emitError("internal compiler error: a copy marked tile.prefetch is left in the kernel (its loop "
+                            "was not expanded by tile-expand-pipelines)");
     return emitCopy(copy);
   }
+  if (auto view = dyn_cast<StageViewOp>(op))
+    return emitStageView(view);
+  if (auto copy = dyn_cast<AsyncCopyOp>(op))
+    return emitAsyncCopy(copy);
+  if (auto commit = dyn_cast<AsyncCommitOp>(op))
+    return emitAsyncCommit(commit);
+  if (auto wait = dyn_cast<AsyncWaitOp>(op))
+    return emitAsyncWait(wait);
   if (auto fill = dyn_cast<FillOp>(op))
     return emitFill(fill);
   if (auto discard = dyn_cast<DiscardOp>(op))
@@ -370,8 +376,9 @@ LogicalResult KernelEmitter::emitOpBody(Operation *op) {
     return emitReduce(reduce);
   if (isa<memref::LoadOp, memref::StoreOp>(op))
     return emitElementAccess(op);
-  if (auto loop = dyn_cast<PipelinedOp>(op))
-    return emitPipelined(loop);
+  if (isa<PipelinedOp>(op))
+    return op->emitError("internal compiler error: a tile.pipelined loop reached the CUDA emitter (run "
+                         "tile-expand-pipelines)");
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     if (loop.getNumResults() != 0)
       return loop.emitError("loops that carry values are not supported by the CUDA emitter yet");
@@ -379,6 +386,11 @@ LogicalResult KernelEmitter::emitOpBody(Operation *op) {
     names[loop.getInductionVar()] = iv;
     open("for (long long " + iv + " = " + value(loop.getLowerBound()) + "; " + iv + " < " +
          value(loop.getUpperBound()) + "; " + iv + " += " + value(loop.getStep()) + ")");
+    // tile.reread_thread_index (tile-multi-buffer): `tid`, shadowed by a value NVVM cannot prove equal to the
+    // kernel's, so the index arithmetic built on it is recomputed in each iteration rather than hoisted into
+    // registers held across the loop.
+    if (loop->hasAttr(gpu::kRereadThreadIndexAttr))
+      shadowThreadIndex("register pressure: recompute indices here");
     LogicalResult r = emitBlock(*loop.getBody());
     close();
     return r;

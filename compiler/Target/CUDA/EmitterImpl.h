@@ -2,9 +2,10 @@
 // EmitKernel.cpp (the kernel frame, buffers, slot loops), EmitScalar.cpp (scalar code), EmitElementwise.cpp
 // (parallel loops, element accesses, fill, atomics), EmitCopy.cpp (copies, vector widths, discard), EmitGemm.cpp
 // (mma.sync and per-element gemms), EmitWgmma.cpp (the sm_90a wgmma branch), EmitReduce.cpp (reductions) and
-// EmitPipelined.cpp (pipelined loops). The layouts, gemm plans and swizzles it executes were decided by passes and
-// recorded as typed attributes (tilec/Lowering/GpuLoweringUtils.h reads them), and the wgmma waits are
-// tile.wgmma_wait ops (tile-schedule-wgmma-waits); the pipelining schedule is still decided here.
+// EmitAsync.cpp (stage views and cp.async groups). The layouts, gemm plans and swizzles it executes were decided by
+// passes and recorded as typed attributes (tilec/Lowering/GpuLoweringUtils.h reads them); the wgmma waits are
+// tile.wgmma_wait ops (tile-schedule-wgmma-waits) and the software pipelines are explicit asynchronous copies,
+// commits, waits and stage views (tile-expand-pipelines).
 #ifndef TILEC_TARGET_CUDA_EMITTERIMPL_H
 #define TILEC_TARGET_CUDA_EMITTERIMPL_H
 
@@ -44,14 +45,25 @@ struct Buffer {
   std::vector<std::string> dims;  // C expression of every extent
   std::optional<FragmentLayout> layout; // fragment / local
   Swizzle swizzle;                      // shared
-  // A multi-buffered shared tile (tile-multi-buffer): `var` is the current iteration's buffer, declared at the top
-  // of each iteration of its pipelined loop; the buffers start at `stagesVar`, `stageElements` apart.
+  // A multi-buffered shared tile (tile-multi-buffer): the buffers start at `stagesVar`, `stageElements` apart; each
+  // tile.stage_view of it is a Buffer of its own (one stage) with `var` pointing at its buffer.
   int64_t stages = 1, stageElements = 0;
   std::string stagesVar;
   // Shared tiles: C expressions of the tile's (and its first stage's) 32-bit shared-window byte address. ldmatrix,
   // cp.async and 16-byte stores take these rather than generic pointers: NVRTC computes shared pointers in 64 bits
   // (nvcc does not), which costs a second register per hoisted address and, at 255 registers, spills.
   std::string addrVar, stagesAddrVar;
+};
+
+/// The operands of a tile.copy or a tile.async_copy, which the copy paths share.
+struct CopyOperands {
+  mlir::Operation *op;
+  mlir::Value source, target;
+  CopyOperands(tile::CopyOp copy) : op(copy), source(copy.getSource()), target(copy.getTarget()) {}
+  CopyOperands(tile::AsyncCopyOp copy) : op(copy), source(copy.getSource()), target(copy.getTarget()) {}
+  mlir::Value getSource() const { return source; }
+  mlir::Value getTarget() const { return target; }
+  mlir::InFlightDiagnostic emitError(const llvm::Twine &message) const { return op->emitError(message); }
 };
 
 /// A tile operand seen through an optional region: base coordinates of the element at window coordinates.
@@ -169,7 +181,7 @@ public:
   mlir::LogicalResult emit();
 
   int64_t blockThreads() const { return threads; }
-  /// Global -> shared copies are being issued as cp.async (a pipelined loop's prefetch).
+  /// Global -> shared copies are being issued as cp.async (a tile.async_copy).
   bool issuesAsyncCopies() const { return asyncCopies; }
 
   // Shared by the op families.
@@ -223,8 +235,8 @@ public:
   mlir::LogicalResult emitOpBody(mlir::Operation *op);
   mlir::LogicalResult emitScalarOp(mlir::Operation *op);
   mlir::LogicalResult emitParallel(tile::ParallelOp op);
-  mlir::LogicalResult emitCopy(tile::CopyOp op);              // EmitCopy.cpp
-  mlir::LogicalResult emitElementwiseCopy(tile::CopyOp op);   // one element at a time, any operands
+  mlir::LogicalResult emitCopy(CopyOperands op);              // EmitCopy.cpp
+  mlir::LogicalResult emitElementwiseCopy(CopyOperands op);   // one element at a time, any operands
   mlir::LogicalResult emitFill(tile::FillOp op);
   mlir::LogicalResult emitDiscard(tile::DiscardOp op);        // EmitCopy.cpp
   mlir::LogicalResult emitAtomic(const AtomicUpdate &op);
@@ -240,10 +252,10 @@ public:
   mlir::LogicalResult emitWgmmaWait(tile::WgmmaWaitOp op);
   mlir::LogicalResult emitReduce(tile::ReduceOp op);
   mlir::LogicalResult emitElementAccess(mlir::Operation *op); // memref.load/store
-  mlir::LogicalResult emitPipelined(tile::PipelinedOp op);    // EmitPipelined.cpp
-  mlir::LogicalResult emitPrefetch(tile::PipelinedOp loop, llvm::ArrayRef<tile::CopyOp> copies,
-                                   llvm::ArrayRef<mlir::Operation *> slice, const std::string &iteration,
-                                   const std::string &stage, const std::string &upper);
+  mlir::LogicalResult emitStageView(tile::StageViewOp op);    // EmitAsync.cpp
+  mlir::LogicalResult emitAsyncCopy(tile::AsyncCopyOp op);
+  mlir::LogicalResult emitAsyncCommit(tile::AsyncCommitOp op);
+  mlir::LogicalResult emitAsyncWait(tile::AsyncWaitOp op);
 
 private:
   tile::KernelOp kernel;
@@ -257,7 +269,7 @@ private:
   // The parallel loop being emitted (element accesses resolve against it), with its driver's dims per iv.
   const SlotLoop *currentLoop = nullptr;
   tile::ParallelOp currentParallel;
-  // Global -> shared copies are issued as cp.async (a prefetch of a pipelined loop) rather than loaded and stored.
+  // Global -> shared copies are issued as cp.async (a tile.async_copy) rather than loaded and stored.
   bool asyncCopies = false;
   // Some gemm of the kernel runs on wgmma (tile.wgmma): shared memory is 1024-byte aligned and barriers fence.
   bool usesWgmma = false;

@@ -5,6 +5,7 @@
 #include "VerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -396,6 +397,66 @@ LogicalResult WgmmaWaitOp::verify() {
 }
 
 LogicalResult BarrierOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside a tile.kernel";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies (GPU lowering)
+//===----------------------------------------------------------------------===//
+
+void StageViewOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  if (Operation *alloc = getTile().getDefiningOp())
+    if (auto name = dyn_cast<NameLoc>(alloc->getLoc()))
+      setNameFn(getResult(), (name.getName().getValue() + "_stage").str());
+}
+
+LogicalResult StageViewOp::verify() {
+  static constexpr MemorySpace kShared[] = {MemorySpace::Shared};
+  if (failed(verifyTileOperand(*this, getTile(), "tile", kShared)))
+    return failure();
+  auto alloc = getTile().getDefiningOp<AllocOp>();
+  if (!alloc)
+    return emitOpError() << "views a buffer of a shared tile's tile.alloc, got a value not defined by one";
+  auto stages = alloc->getAttrOfType<IntegerAttr>("tile.stages");
+  if (!stages)
+    return emitOpError() << "views a buffer of a shared tile that is not multi-buffered (its tile.alloc has no "
+                            "'tile.stages')";
+  APInt index;
+  if (matchPattern(getIndex(), m_ConstantInt(&index)) &&
+      (index.isNegative() || index.getSExtValue() >= stages.getInt()))
+    return emitOpError() << "views buffer " << index.getSExtValue() << " of a tile with " << stages.getInt()
+                         << " buffers";
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  static constexpr MemorySpace kGlobal[] = {MemorySpace::Global};
+  static constexpr MemorySpace kShared[] = {MemorySpace::Shared};
+  if (failed(verifyTileOperand(*this, getSource(), "source", kGlobal)) ||
+      failed(verifyTileOperand(*this, getTarget(), "target", kShared)))
+    return failure();
+  Type srcType = getSource().getType(), dstType = getTarget().getType();
+  SmallVector<int64_t> src = getSqueezedShape(getShapeOf(srcType));
+  SmallVector<int64_t> dst = getSqueezedShape(getShapeOf(dstType));
+  if (src != dst)
+    return emitOpError() << "source " << describeTile(srcType) << " and target " << describeTile(dstType)
+                         << " have different extents (" << shapeText(src) << " vs " << shapeText(dst)
+                         << " with unit dimensions dropped)";
+  if (getElementTypeOf(srcType) != getElementTypeOf(dstType))
+    return emitOpError() << "copies " << getElementTypeOf(srcType) << " into " << getElementTypeOf(dstType)
+                         << "; an asynchronous copy moves bytes and cannot convert";
+  return success();
+}
+
+LogicalResult AsyncCommitOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside a tile.kernel";
+  return success();
+}
+
+LogicalResult AsyncWaitOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "must be inside a tile.kernel";
   return success();

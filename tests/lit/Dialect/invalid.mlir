@@ -850,3 +850,111 @@ func.func private @h(!tile.region<4xindex, global>)
 
 // expected-error @+1 {{region element type must be an integer or float, got 'complex<f32>'}}
 func.func private @h(!tile.region<4xcomplex<f32>, global>)
+
+// -----
+
+tile.kernel @stage_view_not_alloc(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %a_s = tile.alloc {tile.stages = 2 : i64} : memref<64x64xbf16, #tile.space<shared>>
+  %v = tile.stage_view %a_s[%c0] : memref<64x64xbf16, #tile.space<shared>>
+  // expected-error @+1 {{'tile.stage_view' op views a buffer of a shared tile's tile.alloc, got a value not defined by one}}
+  %w = tile.stage_view %v[%c0] : memref<64x64xbf16, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @stage_view_single(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  // expected-error @+1 {{'tile.stage_view' op views a buffer of a shared tile that is not multi-buffered (its tile.alloc has no 'tile.stages')}}
+  %v = tile.stage_view %a_s[%c0] : memref<64x64xbf16, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @stage_view_out_of_range(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c3 = arith.constant 3 : index
+  %a_s = tile.alloc {tile.stages = 3 : i64} : memref<64x64xbf16, #tile.space<shared>>
+  // expected-error @+1 {{'tile.stage_view' op views buffer 3 of a tile with 3 buffers}}
+  %v = tile.stage_view %a_s[%c3] : memref<64x64xbf16, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @stage_view_fragment(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %f = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
+  // expected-error @+1 {{'tile.stage_view' op tile must be shared, got 64x64xbf16 (fragment)}}
+  %v = tile.stage_view %f[%c0] : memref<64x64xbf16, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @stage_view_type(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %a_s = tile.alloc {tile.stages = 2 : i64} : memref<64x64xbf16, #tile.space<shared>>
+  // expected-error @+1 {{'tile.stage_view' op expected 2 operands, but found 1}}
+  %v = "tile.stage_view"(%a_s) : (memref<64x64xbf16, #tile.space<shared>>) -> memref<64x64xbf16, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @async_copy_from_shared(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %a_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %b_s = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  // expected-error @+1 {{'tile.async_copy' op source must be global, got 64x64xbf16 (shared)}}
+  tile.async_copy %a_s, %b_s : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @async_copy_into_fragment(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %f = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
+  %r = tile.region %X[%c0, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
+  // expected-error @+1 {{'tile.async_copy' op target must be shared, got 64x64xbf16 (fragment)}}
+  tile.async_copy %r, %f : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @async_copy_extents(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %a_s = tile.alloc : memref<32x64xbf16, #tile.space<shared>>
+  %r = tile.region %X[%c0, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
+  // expected-error @+1 {{'tile.async_copy' op source 64x64xbf16 (global) and target 32x64xbf16 (shared) have different extents (64x64 vs 32x64 with unit dimensions dropped)}}
+  tile.async_copy %r, %a_s : !tile.region<64x64xbf16, global>, memref<32x64xbf16, #tile.space<shared>>
+}
+
+// -----
+
+tile.kernel @async_copy_converts(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %a_s = tile.alloc : memref<64x64xf32, #tile.space<shared>>
+  %r = tile.region %X[%c0, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
+  // expected-error @+1 {{'tile.async_copy' op copies 'bf16' into 'f32'; an asynchronous copy moves bytes and cannot convert}}
+  tile.async_copy %r, %a_s : !tile.region<64x64xbf16, global>, memref<64x64xf32, #tile.space<shared>>
+}
+
+// -----
+
+func.func @async_commit_outside() {
+  // expected-error @+1 {{'tile.async_commit' op must be inside a tile.kernel}}
+  tile.async_commit
+  return
+}
+
+// -----
+
+func.func @async_wait_outside() {
+  // expected-error @+1 {{'tile.async_wait' op must be inside a tile.kernel}}
+  tile.async_wait pending 0
+  return
+}
+
+// -----
+
+tile.kernel @async_wait_negative(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.async_wait' op attribute 'pending' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  tile.async_wait pending -1
+}

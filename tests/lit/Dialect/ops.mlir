@@ -146,3 +146,24 @@ tile.kernel @discards(%P: memref<4x?xf32, #tile.space<global>>)
   %r = tile.region %P[%c0, %col] [4, 64] : memref<4x?xf32, #tile.space<global>> -> !tile.region<4x64xf32, global>
   tile.discard %r : !tile.region<4x64xf32, global>
 }
+
+// The asynchronous copies of an expanded software pipeline (tile-expand-pipelines).
+// CHECK-LABEL: tile.kernel @async_copies(
+tile.kernel @async_copies(%X: memref<?x64xbf16, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // CHECK: %[[A:.*]] = tile.alloc {tile.stages = 2 : i64} : memref<64x64xbf16, #tile.space<shared>>
+  %a_s = tile.alloc {tile.stages = 2 : i64} : memref<64x64xbf16, #tile.space<shared>>
+  %r = tile.region %X[%c0, %c0] [64, 64] : memref<?x64xbf16, #tile.space<global>> -> !tile.region<64x64xbf16, global>
+  // CHECK: %[[V:.*]] = tile.stage_view %[[A]][%{{.*}}] : memref<64x64xbf16, #tile.space<shared>>
+  %v = tile.stage_view %a_s[%c1] : memref<64x64xbf16, #tile.space<shared>>
+  // CHECK-NEXT: tile.async_copy %{{.*}}, %[[V]] : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
+  tile.async_copy %r, %v : !tile.region<64x64xbf16, global>, memref<64x64xbf16, #tile.space<shared>>
+  // CHECK-NEXT: tile.async_commit
+  tile.async_commit
+  // CHECK-NEXT: tile.async_wait pending 1
+  tile.async_wait pending 1
+  // CHECK-NEXT: tile.async_wait pending 0
+  tile.async_wait pending 0
+}
+

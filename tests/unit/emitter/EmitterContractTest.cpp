@@ -4,6 +4,8 @@
 #include "tilec/Driver/Driver.h"
 #include "tilec/Target/CUDA/CudaEmitter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -62,4 +64,33 @@ TEST_CASE("the emitter refuses a wgmma gemm whose waits were not scheduled", "[e
   CHECK_FALSE(e.ok);
   CHECK(e.diagnostics.find("a gemm runs on wgmma but the kernel has no tile.wgmma_wait (run "
                            "tile-schedule-wgmma-waits)") != std::string::npos);
+}
+
+TEST_CASE("the emitter prints the software pipeline tile-expand-pipelines wrote", "[emitter]") {
+  Emitted e = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp) {});
+  REQUIRE(e.ok);
+  CHECK(e.cuda.find("tilec::device::cp_async_wait<1>();") != std::string::npos);
+  CHECK(e.cuda.find("tilec::device::cp_async_commit();") != std::string::npos);
+}
+
+TEST_CASE("the emitter refuses a pipelined loop that tile-expand-pipelines did not expand", "[emitter]") {
+  Emitted e = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp module) {
+    module.walk([](tilec::tile::KernelOp kernel) {
+      mlir::Block &body = kernel.getBodyBlock();
+      mlir::OpBuilder b(&body, body.begin());
+      mlir::Value zero = mlir::arith::ConstantIndexOp::create(b, kernel.getLoc(), 0);
+      tilec::tile::PipelinedOp::create(b, kernel.getLoc(), zero, zero, 2);
+    });
+  });
+  CHECK_FALSE(e.ok);
+  CHECK(e.diagnostics.find("a tile.pipelined loop reached the CUDA emitter (run tile-expand-pipelines)") !=
+        std::string::npos);
+}
+
+TEST_CASE("the emitter refuses a prefetched copy left where it stood", "[emitter]") {
+  Emitted e = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp module) {
+    module.walk([](tilec::tile::CopyOp copy) { copy->setAttr("tile.prefetch", mlir::UnitAttr::get(copy.getContext())); });
+  });
+  CHECK_FALSE(e.ok);
+  CHECK(e.diagnostics.find("a copy marked tile.prefetch is left in the kernel") != std::string::npos);
 }

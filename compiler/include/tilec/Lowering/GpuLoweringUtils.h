@@ -47,6 +47,11 @@ inline mlir::Value baseBuffer(mlir::Value v) {
   return v;
 }
 
+/// Whether `v` is a whole on-chip tile: its tile.alloc, or one buffer of a multi-buffered one (tile.stage_view).
+inline bool isWholeTile(mlir::Value v) {
+  return v.getDefiningOp<tile::AllocOp>() || v.getDefiningOp<tile::StageViewOp>();
+}
+
 inline std::optional<tile::MemorySpace> spaceOf(mlir::Value v) { return tile::getMemorySpaceOf(v.getType()); }
 
 inline bool isIn(mlir::Value v, tile::MemorySpace space) {
@@ -121,11 +126,11 @@ inline int64_t knownDivisor(mlir::Value v) {
 /// multi-buffering of pipelined loops (cp.async moves 16-byte chunks) both ask this. With `dynamicLast`, a tensor
 /// whose last dim is dynamic also qualifies and `*dynamicLast` says so: the caller must then check at run time that
 /// the extent is a multiple of the chunk (the rows' starts are then 16-byte aligned too).
-inline int64_t vectorCopyElements(tile::CopyOp copy, bool *dynamicLast = nullptr) {
-  mlir::Value source = copy.getSource(), target = copy.getTarget();
+/// The target is a whole shared tile: its tile.alloc, or one buffer of it (tile.stage_view).
+inline int64_t vectorCopyElements(mlir::Value source, mlir::Value target, bool *dynamicLast = nullptr) {
   mlir::Value global = baseBuffer(source);
   if (!isIn(global, tile::MemorySpace::Global) || !isIn(target, tile::MemorySpace::Shared) ||
-      !target.getDefiningOp<tile::AllocOp>())
+      !isWholeTile(target))
     return 0;
   auto g = llvm::cast<mlir::MemRefType>(global.getType());
   auto s = llvm::cast<mlir::MemRefType>(target.getType());

@@ -150,4 +150,25 @@ def ScheduleWgmmaWaits : Pass<"tile-schedule-wgmma-waits", "::mlir::ModuleOp"> {
   }];
 }
 
+def ExpandPipelines : Pass<"tile-expand-pipelines", "::mlir::ModuleOp"> {
+  let summary = "Expand tile.pipelined loops into a software pipeline of asynchronous copies (GPU lowering)";
+  let description = [{
+    A `tile.pipelined` loop whose copies `tile-multi-buffer` marked
+    `tile.prefetch` (with S = `stages` buffers for each target tile) becomes:
+    a prologue issuing the copies of iterations lo .. lo+S-2 as
+    `tile.async_copy` into buffers 0 .. S-2 (one `tile.async_commit` group
+    each, guarded by the trip count); an `scf.for` whose iteration n waits
+    for its own group (`tile.async_wait pending S-2`), has a `tile.barrier`,
+    views its buffer (n - lo) mod S of each tile (`tile.stage_view`), issues
+    the copies of iteration n+S-1 into the buffer iteration n-1 read, commits,
+    then runs the body; and a `tile.async_wait pending 0` after the loop. The
+    copies' source offsets are recomputed for the prefetched iteration from
+    the body's index arithmetic (cloned with the induction variable
+    replaced). Every other `tile.pipelined` loop becomes a plain `scf.for`.
+    Run last: `tile-place-barriers` and `tile-schedule-wgmma-waits` reason
+    about the loop before expansion.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif

@@ -424,6 +424,84 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait"> {
   let hasVerifier = 1;
 }
 
+def Tile_StageViewOp : Tile_Op<"stage_view", [Pure,
+    AllTypesMatch<["tile", "result"]>,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "one buffer of a multi-buffered shared tile (GPU lowering)";
+  let description = [{
+    Placed by `tile-expand-pipelines`. A shared tile that `tile-multi-buffer`
+    gave `tile.stages` = S buffers holds S tiles of its type, one per stage
+    of the software pipeline; this op is the tile in buffer `index` (0 <=
+    index < S), which is what the ops of one iteration read or fill. Only
+    the GPU lowering creates it; the CPU backend never sees it. The result
+    prints as the tile's source name with `_stage` appended.
+
+    ```mlir
+    %a_s_stage = tile.stage_view %a_s[%stage] : memref<128x64xbf16, #tile.space<shared>>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$tile, Index:$index);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$tile `[` $index `]` attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy"> {
+  let summary = "starts copying a global region into a shared tile without waiting (GPU lowering)";
+  let description = [{
+    Placed by `tile-expand-pipelines` for the copies a pipelined loop issues
+    ahead of the iteration that reads them. Like `tile.copy` from a global
+    tensor or region (same extents, same element type, reads past the tensor
+    yield zero), but the data may land at any time until a later
+    `tile.async_wait` lets the copy's group complete; the copy joins the
+    group that the thread's next `tile.async_commit` closes. On the GPU these
+    are `cp.async` 16-byte copies.
+
+    ```mlir
+    tile.async_copy %r, %a_n : !tile.region<128x64xbf16, global>, memref<128x64xbf16, #tile.space<shared>>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TileLike, "", [MemRead]>:$source,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$target);
+  let assemblyFormat = [{
+    $source `,` $target attr-dict `:` qualified(type($source)) `,` qualified(type($target))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit"> {
+  let summary = "closes the thread's group of asynchronous copies (GPU lowering)";
+  let description = [{
+    Every `tile.async_copy` the thread issued since its previous commit forms
+    one group (possibly empty); `tile.async_wait` counts groups. On the GPU,
+    `cp.async.commit_group`.
+
+    ```mlir
+    tile.async_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
+  let summary = "waits until at most `pending` of the thread's committed copy groups are in flight (GPU lowering)";
+  let description = [{
+    The thread's copy groups complete in commit order; after this op, every
+    group but the latest `pending` has landed in shared memory, for this
+    thread's copies (a `tile.barrier` after it makes every thread's visible
+    to the block). `pending 0` waits for all of them. On the GPU,
+    `cp.async.wait_group`.
+
+    ```mlir
+    tile.async_wait pending 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "`pending` $pending attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//
