@@ -10,6 +10,7 @@ void buildGpuLoweringPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createPlanSharedMemory());
   pm.addPass(createPlaceBarriers());
   pm.addPass(createScheduleWgmmaWaits());
+  pm.addPass(createPlanCopies());
   pm.addPass(createExpandPipelines());
 }
 

@@ -105,9 +105,13 @@ void expand(PipelinedOp loop) {
   llvm::sort(slice, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
   Value stageCount = indexConstant(loop, stages);
   // (source, multi-buffered tile) of each copy, taken before the body's uses of the tiles become stage views.
-  SmallVector<std::pair<Value, Value>> moves;
+  struct Move {
+    Value source, tile;
+    Attribute plan; // tile-plan-copies' #tile.copy<...>, kept on the asynchronous copy
+  };
+  SmallVector<Move> moves;
   for (CopyOp copy : copies)
-    moves.push_back({copy.getSource(), copy.getTarget()});
+    moves.push_back({copy.getSource(), copy.getTarget(), copy->getAttr(gpu::kCopyPlanAttr)});
 
   // Issues iteration `iteration`'s copies into buffer `stage` of their tiles when it is below the upper bound, then
   // commits (an empty group otherwise: the waits count groups per iteration).
@@ -119,9 +123,11 @@ void expand(PipelinedOp loop) {
     map.map(iv, iteration);
     for (Operation *op : slice)
       inside.clone(*op, map);
-    for (auto [source, tile] : moves) {
-      Value view = StageViewOp::create(inside, tile.getLoc(), tile.getType(), tile, stage);
-      AsyncCopyOp::create(inside, source.getLoc(), map.lookupOrDefault(source), view);
+    for (const Move &move : moves) {
+      Value view = StageViewOp::create(inside, move.tile.getLoc(), move.tile.getType(), move.tile, stage);
+      auto copy = AsyncCopyOp::create(inside, move.source.getLoc(), map.lookupOrDefault(move.source), view);
+      if (move.plan)
+        copy->setAttr(gpu::kCopyPlanAttr, move.plan);
     }
     AsyncCommitOp::create(at, loc);
   };
@@ -143,8 +149,8 @@ void expand(PipelinedOp loop) {
   };
   Value current = stageOf(n);
   llvm::SmallSetVector<Value, 4> tiles;
-  for (auto [source, tile] : moves)
-    tiles.insert(tile);
+  for (const Move &move : moves)
+    tiles.insert(move.tile);
   for (Value tile : tiles) {
     Value view = StageViewOp::create(top, tile.getLoc(), tile.getType(), tile, current);
     tile.replaceUsesWithIf(view, [&](OpOperand &use) { return loop->isAncestor(use.getOwner()); });

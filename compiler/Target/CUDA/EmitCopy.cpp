@@ -33,14 +33,14 @@ std::optional<VectorWidth> vectorWidth(int64_t bytes) {
 
 } // namespace
 
-/// The row-strided form of emitVectorGlobalToShared, where the threads together cover whole rows of a 2-d tile in
-/// each step (threads x vec a multiple of the row length, every step full): each thread's column and first row are
-/// fixed, and each step moves it `rows` rows down. Its source address, shared address and bounds are then computed
-/// once, and a step adds constants to them: NVVM does not strength-reduce the 64-bit index arithmetic of the general
-/// form (about 20 integer instructions per 16-byte chunk in the flash-attention loops, a third of their instructions).
-/// The shared offset must step by the same amount for every thread, which is checked against the tile's swizzle here
-/// (true for every swizzle tile-plan-shared-memory picks when `rows` is a multiple of 8). False when the form does not
-/// apply; nothing is emitted then.
+/// #tile.copy<row_chunks>: the threads together cover whole rows of a 2-d tile in each step (threads x vec a multiple
+/// of the row length, every step full): each thread's column and first row are fixed, and each step moves it `rows`
+/// rows down. Its source address, shared address and bounds are then computed once, and a step adds constants to
+/// them: NVVM does not strength-reduce the 64-bit index arithmetic of the general form (about 20 integer instructions
+/// per 16-byte chunk in the flash-attention loops, a third of their instructions). The shared offset must step by the
+/// same amount for every thread (tile-plan-copies checked it against the tile's swizzle; true for every swizzle
+/// tile-plan-shared-memory picks when `rows` is a multiple of 8). False, with nothing emitted, when the tile does not
+/// fit the form after all (a plan the pass did not make).
 static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst,
                                          int64_t vec) {
   const Buffer &g = *src.buffer, &s = *dst.buffer;
@@ -115,12 +115,10 @@ static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOperands copy, co
   return true;
 }
 
-/// 16-byte copies from a global region into a whole shared tile of the same dtype, when every 16-byte chunk is
-/// either entirely inside the tensor or entirely outside it (gpu::vectorCopyElements).
+/// #tile.copy<chunks>: 16-byte copies from a global region into a whole shared tile of the same dtype, when every
+/// 16-byte chunk is either entirely inside the tensor or entirely outside it (gpu::vectorCopyElements).
 static void emitVectorGlobalToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst,
                                      int64_t vec) {
-  if (emitRowStridedGlobalToShared(e, copy, src, dst, vec))
-    return;
   const Buffer &g = *src.buffer, &s = *dst.buffer;
   std::vector<int64_t> shape = squeeze(s.shape);
   int64_t elements = 1;
@@ -168,8 +166,9 @@ static void emitVectorGlobalToShared(KernelEmitter &e, CopyOperands copy, const 
   e.close();
 }
 
-/// The number G of consecutive elements a copy between the distributed fragment `fragment` (which drives the copy,
-/// whole) and the global operand `global` can move per vector access: G consecutive slots of every thread hold G
+/// The number G of consecutive elements a region atomic between the distributed fragment `fragment` (which drives
+/// it, whole) and the global operand `global` can move per vector access (tile-plan-copies decides the same for
+/// copies): G consecutive slots of every thread hold G
 /// consecutive elements of the tensor's last dim, starting at a multiple of G, in 4, 8 or 16 bytes of the tensor's
 /// dtype. 0 when no vector path applies. A dynamic last extent sets `runtimeCheck` to the condition the kernel must
 /// test (the extent is a multiple of G).
@@ -214,7 +213,9 @@ int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, Value g
   return width;
 }
 
-/// Global <-> distributed fragment with one predicated vector access per group of `width` slots.
+/// #tile.copy<fragment_vectors>: global <-> distributed fragment with one predicated vector access per group of
+/// `width` slots (tile-plan-copies checked that `width` consecutive slots of every thread hold consecutive, aligned
+/// elements of the tensor's last dim).
 static void emitVectorFragmentCopy(KernelEmitter &e, CopyOperands copy, const TileRef &global, const Buffer &fragment,
                                    bool isLoad, int64_t width) {
   const FragmentLayout &l = *fragment.layout;
@@ -253,35 +254,18 @@ static void emitVectorFragmentCopy(KernelEmitter &e, CopyOperands copy, const Ti
   e.closeSlotLoop(l);
 }
 
-/// A whole distributed fragment into a whole 2-d shared tile of 16-bit floats of the same shape, two elements per
-/// 32-bit store, where the layout pairs them: for every thread, slots 2s and 2s + 1 hold (r, c) and (r, c + 1) with
-/// c even (mma accumulators do: flash attention's dS). The store's element index is the thread's swizzled index once,
-/// then per slot pair an XOR of the slot's column offset and an add of its row offset, where that identity holds for
-/// every (thread, slot) of the layout (checked here by enumeration; else the swizzled index of each pair): a
-/// separately swizzled index per slot pair is what NVVM would otherwise hoist out of a pipelined loop, one register
-/// each (32 of them for the backward pass's dS at d=128, which then spilled). False when the copy is not of this kind.
-static bool emitPackedFragmentToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst) {
+/// #tile.copy<packed_pairs>: a whole distributed fragment into a whole 2-d shared tile of 16-bit floats of the same
+/// shape, two elements per 32-bit store (tile-plan-copies checked that slots 2s and 2s + 1 of every thread hold
+/// (r, c) and (r, c + 1) with c even; mma accumulators do: flash attention's dS). With `separable` (lane_index), the
+/// store's element index is the thread's swizzled index once, then per slot pair an XOR of the slot's column offset
+/// and an add of its row offset (the pass checked that identity for every thread and slot): a separately swizzled
+/// index per slot pair is what NVVM would otherwise hoist out of a pipelined loop, one register each (32 of them
+/// for the backward pass's dS at d=128, which then spilled).
+static void emitPackedFragmentToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst,
+                                       bool separable) {
   const Buffer &f = *src.buffer, &s = *dst.buffer;
-  if (!isDistributed(f) || !isWhole(copy.getSource()) || !isWhole(copy.getTarget()) ||
-      s.space != MemorySpace::Shared || !(s.element.isBF16() || s.element.isF16()) || s.shape.size() != 2 ||
-      f.shape != s.shape)
-    return false;
   const FragmentLayout &l = *f.layout;
-  if (l.rank() != 2 || l.hasPadding() || !l.replicaTerms().empty() || l.numSlots() % 2)
-    return false;
-  int64_t cols = s.shape[1], bytes = gpu::elementBytes(s.element);
-  auto swizzled = [&](int64_t r, int64_t c) { return s.swizzle.apply(r, c, cols, bytes); };
-  bool separable = true;
-  for (int64_t t = 0; t < l.threads(); ++t) {
-    std::vector<int64_t> base = l.coords(t, 0);
-    for (int64_t slot = 0; slot < l.numSlots(); slot += 2) {
-      std::vector<int64_t> c = l.coords(t, slot), next = l.coords(t, slot + 1), offset = l.coords(0, slot);
-      if (c[1] % 2 || next[0] != c[0] || next[1] != c[1] + 1)
-        return false;
-      if (separable && swizzled(c[0], c[1]) != ((swizzled(base[0], base[1]) ^ offset[1]) + offset[0] * cols))
-        separable = false;
-    }
-  }
+  int64_t cols = s.shape[1];
   e.open("{ // copy " + gpu::nameOf(copy.getSource()) + " -> " + s.var + ": " + l.name() + ", 2 elements per store" +
          (separable ? ", index per thread ^ column + row offset" : ""));
   std::string lane = e.fresh("lane_index");
@@ -300,49 +284,65 @@ static bool emitPackedFragmentToShared(KernelEmitter &e, CopyOperands copy, cons
            << e.convert(f.var + "[" + slot + " + 1]", f.element, s.element) << "));\n";
   e.close();
   e.close();
-  return true;
 }
 
 LogicalResult KernelEmitter::emitCopy(CopyOperands copy) {
-  if (currentLoop) // once per iteration of the enclosing parallel loop, by its thread
+  auto plan = copy.op->getAttrOfType<CopyPlanAttr>(gpu::kCopyPlanAttr);
+  if (!plan)
+    return copy.emitError("copy has no plan (run tile-plan-copies)");
+  if (asyncCopies && plan.getKind() != CopyKind::Chunks && plan.getKind() != CopyKind::RowChunks)
+    return copy.emitError("internal compiler error: an asynchronous copy must move 16-byte chunks, which "
+                          "tile-multi-buffer checks");
+  if (currentLoop) { // once per iteration of the enclosing parallel loop, by its thread
+    if (plan.getKind() != CopyKind::Elementwise)
+      return copy.emitError("internal compiler error: a copy inside a parallel loop is planned as ")
+             << plan << " (tile-plan-copies plans it elementwise)";
     return emitElementwiseCopy(copy);
+  }
   TileRef src = ref(copy.getSource()), dst = ref(copy.getTarget());
-  bool dynamicLast = false;
+  int64_t vec = plan.getVector();
   // A dynamic last extent is checked at run time; an asynchronous copy (cp.async into the buffer of a later
   // iteration of a pipelined loop) whose check fails stores the same buffer element by element instead: the wait and
   // barrier before the iteration that reads the buffer order those stores as they order cp.async.
-  if (int64_t vec = gpu::vectorCopyElements(copy.getSource(), copy.getTarget(), &dynamicLast)) {
-    std::string check = dynamicLast ? src.buffer->dims.back() + " % " + std::to_string(vec) + " == 0" : "";
+  auto check = [&](const TileRef &global) {
+    return plan.getChecked() ? global.buffer->dims.back() + " % " + std::to_string(vec) + " == 0" : std::string();
+  };
+  switch (plan.getKind()) {
+  case CopyKind::Chunks:
+  case CopyKind::RowChunks:
     return withRuntimeCheck(
-        *this, check,
+        *this, check(src),
         [&] {
-          emitVectorGlobalToShared(*this, copy, src, dst, vec);
+          if (plan.getKind() == CopyKind::Chunks) {
+            emitVectorGlobalToShared(*this, copy, src, dst, vec);
+            return success();
+          }
+          if (!emitRowStridedGlobalToShared(*this, copy, src, dst, vec)) {
+            copy.emitError("internal compiler error: the copy does not fit its plan ") << plan;
+            return failure();
+          }
+          return success();
+        },
+        [&] { return emitElementwiseCopy(copy); });
+  case CopyKind::FragmentVectors: {
+    // Global <-> fragment, the fragment driving the copy.
+    bool load = isDistributed(*dst.buffer) && isWhole(copy.getTarget());
+    const Buffer &fragment = load ? *dst.buffer : *src.buffer;
+    const TileRef &global = load ? src : dst;
+    return withRuntimeCheck(
+        *this, check(global),
+        [&] {
+          emitVectorFragmentCopy(*this, copy, global, fragment, load, vec);
           return success();
         },
         [&] { return emitElementwiseCopy(copy); });
   }
-  if (asyncCopies)
-    return copy.emitError("internal compiler error: an asynchronous copy must move 16-byte chunks, which tile-multi-buffer checks");
-  // Global <-> fragment, the fragment driving the copy.
-  bool load = isDistributed(*dst.buffer) && isWhole(copy.getTarget()) && src.buffer->space == MemorySpace::Global;
-  bool store = !load && isDistributed(*src.buffer) && isWhole(copy.getSource()) &&
-               dst.buffer->space == MemorySpace::Global;
-  if (load || store) {
-    const Buffer &fragment = load ? *dst.buffer : *src.buffer;
-    const TileRef &global = load ? src : dst;
-    std::string check;
-    if (int64_t width =
-            fragmentVectorElements(*this, fragment, load ? copy.getSource() : copy.getTarget(), global, load, check))
-      return withRuntimeCheck(
-          *this, check,
-          [&] {
-            emitVectorFragmentCopy(*this, copy, global, fragment, load, width);
-            return success();
-          },
-          [&] { return emitElementwiseCopy(copy); });
-  }
-  if (emitPackedFragmentToShared(*this, copy, src, dst))
+  case CopyKind::PackedPairs:
+    emitPackedFragmentToShared(*this, copy, src, dst, plan.getLaneIndex());
     return success();
+  case CopyKind::Elementwise:
+    break;
+  }
   return emitElementwiseCopy(copy);
 }
 

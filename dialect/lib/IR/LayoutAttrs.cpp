@@ -103,4 +103,62 @@ LogicalResult WgmmaPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError
   return success();
 }
 
+// #tile.copy<KIND[, vec N][, checked][, lane_index]>
+Attribute CopyPlanAttr::parse(AsmParser &parser, Type) {
+  llvm::SMLoc at = parser.getCurrentLocation();
+  StringRef kindName;
+  if (parser.parseLess() || parser.parseKeyword(&kindName))
+    return {};
+  std::optional<CopyKind> kind = symbolizeCopyKind(kindName);
+  if (!kind) {
+    parser.emitError(at) << "unknown copy kind '" << kindName
+                         << "' (expected elementwise, chunks, row_chunks, fragment_vectors or packed_pairs)";
+    return {};
+  }
+  int64_t vector = 1;
+  bool checked = false, laneIndex = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("vec"))) {
+      if (parser.parseInteger(vector))
+        return {};
+    } else if (succeeded(parser.parseOptionalKeyword("checked"))) {
+      checked = true;
+    } else if (succeeded(parser.parseOptionalKeyword("lane_index"))) {
+      laneIndex = true;
+    } else {
+      parser.emitError(parser.getCurrentLocation(), "expected 'vec N', 'checked' or 'lane_index'");
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(at); }, parser.getContext(), *kind, vector, checked, laneIndex);
+}
+
+void CopyPlanAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyCopyKind(getKind());
+  if (getVector() != 1)
+    printer << ", vec " << getVector();
+  if (getChecked())
+    printer << ", checked";
+  if (getLaneIndex())
+    printer << ", lane_index";
+  printer << ">";
+}
+
+LogicalResult CopyPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError, CopyKind kind, int64_t vector,
+                                   bool checked, bool laneIndex) {
+  if (vector < 1 || vector > 16 || (vector & (vector - 1)) != 0)
+    return emitError() << "a copy's elements per access are a power of two from 1 to 16, got " << vector;
+  if (kind == CopyKind::Elementwise && vector != 1)
+    return emitError() << "an elementwise copy moves one element per access, got vec " << vector;
+  if (kind == CopyKind::PackedPairs && vector != 2)
+    return emitError() << "a packed_pairs copy stores two elements per access, got vec " << vector;
+  if (checked && kind != CopyKind::Chunks && kind != CopyKind::RowChunks && kind != CopyKind::FragmentVectors)
+    return emitError() << "only a vector copy (chunks, row_chunks, fragment_vectors) has a run-time check";
+  if (laneIndex && kind != CopyKind::PackedPairs)
+    return emitError() << "lane_index applies to packed_pairs copies only";
+  return success();
+}
+
 } // namespace tilec::tile

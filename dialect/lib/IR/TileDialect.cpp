@@ -67,14 +67,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     return success();
   }
   // Every other tile.* attribute, with the kind of value it holds.
-  enum class Kind { Names, Shapes, Integer, Unit, GemmPlan, Wgmma, Swizzle };
+  enum class Kind { Names, Shapes, Integer, Unit, GemmPlan, Wgmma, Swizzle, CopyPlan };
   static const llvm::StringMap<Kind> known = {
       {"tile.arg_names", Kind::Names},      {"tile.index_names", Kind::Names},   {"tile.dim_names", Kind::Names},
       {"tile.arg_shapes", Kind::Shapes},    {"tile.offset", Kind::Integer},      {"tile.stages", Kind::Integer},
       {"tile.stage_bytes", Kind::Integer},  {"tile.scratch_offset", Kind::Integer},
       {"tile.shared_bytes", Kind::Integer}, {"tile.prefetch", Kind::Unit},       {"tile.reread_thread_index", Kind::Unit},
       {"tile.primary_only", Kind::Unit},
-      {"tile.mma", Kind::GemmPlan},         {"tile.wgmma", Kind::Wgmma},         {"tile.swizzle", Kind::Swizzle}};
+      {"tile.mma", Kind::GemmPlan},         {"tile.wgmma", Kind::Wgmma},         {"tile.swizzle", Kind::Swizzle},
+      {"tile.copy_plan", Kind::CopyPlan}};
   auto found = known.find(name);
   if (found == known.end())
     return op->emitOpError() << "unknown attribute '" << name << "' of the tile dialect";
@@ -113,6 +114,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   case Kind::Swizzle:
     ok = isa<SwizzleKindAttr>(value);
     expected = "#tile.swizzle<...>";
+    break;
+  case Kind::CopyPlan:
+    ok = isa<CopyPlanAttr>(value);
+    expected = "#tile.copy<...>";
     break;
   }
   if (!ok)

@@ -178,3 +178,59 @@ tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0
 // expected-error @+1 {{'tile.kernel' op 'tile.arg_shapes' must be an array of affine maps, got ["X"]}}
 tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) attributes {tile.arg_shapes = ["X"]} {
 }
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{unknown copy kind 'tma' (expected elementwise, chunks, row_chunks, fragment_vectors or packed_pairs)}}
+  %t = tile.alloc {tile.copy_plan = #tile.copy<tma>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{expected 'vec N', 'checked' or 'lane_index'}}
+  %t = tile.alloc {tile.copy_plan = #tile.copy<chunks, width 8>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{a copy's elements per access are a power of two from 1 to 16, got 6}}
+  %t = tile.alloc {tile.copy_plan = #tile.copy<chunks, vec 6>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{an elementwise copy moves one element per access, got vec 4}}
+  %t = tile.alloc {tile.copy_plan = #tile.copy<elementwise, vec 4>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{a packed_pairs copy stores two elements per access, got vec 4}}
+  %t = tile.alloc {tile.copy_plan = #tile.copy<packed_pairs, vec 4>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{only a vector copy (chunks, row_chunks, fragment_vectors) has a run-time check}}
+  %t = tile.alloc {tile.copy_plan = #tile.copy<packed_pairs, vec 2, checked>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{lane_index applies to packed_pairs copies only}}
+  %t = tile.alloc {tile.copy_plan = #tile.copy<fragment_vectors, vec 4, lane_index>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.copy_plan' must be #tile.copy<...>, got "vector 8"}}
+  %t = tile.alloc {tile.copy_plan = "vector 8"} : memref<64xf32, #tile.space<fragment>>
+}

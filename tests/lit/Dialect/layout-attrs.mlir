@@ -1,6 +1,6 @@
 // The attributes of the GPU lowering's decisions parse, print and parse again, through the custom and the generic
 // form: fragment layouts (`tile.layout` on register tiles and parallel loops), gemm plans (`tile.mma`, `tile.wgmma`),
-// swizzles (`tile.swizzle`) and the integer and unit attributes beside them.
+// swizzles (`tile.swizzle`), copy plans (`tile.copy_plan`) and the integer and unit attributes beside them.
 // RUN: tile-opt %s | tile-opt | FileCheck %s
 // RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
 
@@ -32,4 +32,14 @@ tile.kernel @layouts(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s
   tile.gemm %k_s, %k_s -> %acc transpose_b clear {tile.mma = #tile.mma_sync<m16n8k16, warps [4, 1]>, tile.wgmma = #tile.wgmma<m64, n 64, k16>} : memref<64x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
   // CHECK: tile.gemm %{{.*}}, %{{.*}} -> %{{.*}} clear {tile.mma = #tile.simt}
   tile.gemm %h_s, %h_s -> %acc transpose_b clear {tile.mma = #tile.simt} : memref<64x32xf16, #tile.space<shared>>, memref<64x32xf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.copy %{{.*}}, %{{.*}} {tile.copy_plan = #tile.copy<elementwise>}
+  tile.copy %acc, %acc {tile.copy_plan = #tile.copy<elementwise>} : memref<64x64xf32, #tile.space<fragment>>, memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.copy %{{.*}}, %{{.*}} {tile.copy_plan = #tile.copy<row_chunks, vec 8, checked>}
+  tile.copy %k_s, %k_s {tile.copy_plan = #tile.copy<row_chunks, vec 8, checked>} : memref<64x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>
+  // CHECK: tile.copy %{{.*}}, %{{.*}} {tile.copy_plan = #tile.copy<chunks, vec 4>}
+  tile.copy %k_s, %k_s {tile.copy_plan = #tile.copy<chunks, vec 4>} : memref<64x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>
+  // CHECK: tile.copy %{{.*}}, %{{.*}} {tile.copy_plan = #tile.copy<fragment_vectors, vec 2>}
+  tile.copy %acc, %acc {tile.copy_plan = #tile.copy<fragment_vectors, vec 2>} : memref<64x64xf32, #tile.space<fragment>>, memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.copy %{{.*}}, %{{.*}} {tile.copy_plan = #tile.copy<packed_pairs, vec 2, lane_index>}
+  tile.copy %acc, %acc {tile.copy_plan = #tile.copy<packed_pairs, vec 2, lane_index>} : memref<64x64xf32, #tile.space<fragment>>, memref<64x64xf32, #tile.space<fragment>>
 }

@@ -94,3 +94,14 @@ TEST_CASE("the emitter refuses a prefetched copy left where it stood", "[emitter
   CHECK_FALSE(e.ok);
   CHECK(e.diagnostics.find("a copy marked tile.prefetch is left in the kernel") != std::string::npos);
 }
+
+TEST_CASE("the emitter prints the copy forms tile-plan-copies chose and refuses a copy without one", "[emitter]") {
+  Emitted planned = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp) {});
+  REQUIRE(planned.ok);
+  CHECK(planned.cuda.find("16-byte vectors, 1024 chunks, 32 rows per step") != std::string::npos); // row_chunks
+  Emitted e = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp module) {
+    module.walk([](tilec::tile::CopyOp copy) { copy->removeAttr("tile.copy_plan"); });
+  });
+  CHECK_FALSE(e.ok);
+  CHECK(e.diagnostics.find("copy has no plan (run tile-plan-copies)") != std::string::npos);
+}

@@ -39,6 +39,8 @@ inline constexpr const char *kRereadThreadIndexAttr = "tile.reread_thread_index"
 // tile.parallel: only the primary thread of each iteration runs the body (tile-infer-layouts decides, for a loop
 // that reads back memory it writes while several threads would run each iteration)
 inline constexpr const char *kPrimaryOnlyAttr = "tile.primary_only";
+// tile.copy, tile.async_copy: #tile.copy<...>, how the block's threads carry it out (tile-plan-copies decides)
+inline constexpr const char *kCopyPlanAttr = "tile.copy_plan";
 
 /// The buffer a tile operand refers to: the source of a tile.region, else itself.
 inline mlir::Value baseBuffer(mlir::Value v) {
@@ -103,6 +105,26 @@ inline llvm::SmallVector<tile::CopyOp> prefetchedCopies(mlir::Block &body) {
 inline int64_t elementBytes(mlir::Type t) {
   unsigned bits = t.getIntOrFloatBitWidth();
   return bits <= 8 ? 1 : bits / 8;
+}
+
+/// The swizzle tile-plan-shared-memory recorded on the shared tile `tile` (a tile.alloc or a tile.stage_view of one), as
+/// the layout algebra's Swizzle for the tile's shape; nothing when none is recorded or it does not fit the tile.
+inline std::optional<layout::Swizzle> plannedSwizzle(mlir::Value tile) {
+  if (auto view = tile.getDefiningOp<tile::StageViewOp>())
+    tile = view.getTile();
+  mlir::Operation *alloc = tile.getDefiningOp();
+  if (!alloc)
+    return std::nullopt;
+  std::optional<layout::Swizzle::Kind> kind = layout::swizzleKindOf(alloc->getAttr(kSwizzleAttr));
+  if (!kind)
+    return std::nullopt;
+  if (*kind == layout::Swizzle::Kind::None)
+    return layout::Swizzle{};
+  auto type = llvm::cast<mlir::MemRefType>(tile.getType());
+  int64_t bytes = elementBytes(type.getElementType());
+  if (type.getRank() == 2 || (type.getRank() > 2 && *kind != layout::Swizzle::Kind::Xor8Panels))
+    return layout::Swizzle::ofKind(*kind, type.getShape()[0], type.getShape().back() * bytes, bytes);
+  return std::nullopt;
 }
 
 /// A divisor every value of the index `v` is known to have (constants, and sums and products of them with

@@ -150,6 +150,22 @@ def ScheduleWgmmaWaits : Pass<"tile-schedule-wgmma-waits", "::mlir::ModuleOp"> {
   }];
 }
 
+def PlanCopies : Pass<"tile-plan-copies", "::mlir::ModuleOp"> {
+  let summary = "Decide how the block's threads carry out each tile.copy (GPU lowering)";
+  let description = [{
+    Records `tile.copy_plan` = `#tile.copy<...>` on every `tile.copy`:
+    16-byte chunks from global into shared memory (`chunks`, or
+    `row_chunks` where each thread can keep one column and step by
+    constants), vectors of a thread's consecutive fragment slots to or
+    from global memory (`fragment_vectors`), pairs of 16-bit floats per
+    store from a fragment into shared memory (`packed_pairs`), or one
+    element at a time (`elementwise`), with the elements per access and
+    whether a dynamic last extent is checked at run time. Run after
+    `tile-plan-shared-memory` (the swizzles decide `row_chunks` and
+    `packed_pairs`) and before `tile-expand-pipelines`.
+  }];
+}
+
 def ExpandPipelines : Pass<"tile-expand-pipelines", "::mlir::ModuleOp"> {
   let summary = "Expand tile.pipelined loops into a software pipeline of asynchronous copies (GPU lowering)";
   let description = [{

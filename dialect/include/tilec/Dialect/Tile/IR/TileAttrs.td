@@ -145,4 +145,39 @@ def Tile_SwizzleAttr : EnumAttr<Tile_Dialect, Tile_SwizzleKind, "swizzle"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+
+// tile.copy_plan on a tile.copy and a tile.async_copy (tile-plan-copies): how the block's threads move its elements.
+def Tile_CopyKind : I32EnumAttr<"CopyKind", "how the threads of a block move the elements of a copy", [
+    I32EnumAttrCase<"Elementwise", 0, "elementwise">,
+    I32EnumAttrCase<"Chunks", 1, "chunks">,
+    I32EnumAttrCase<"RowChunks", 2, "row_chunks">,
+    I32EnumAttrCase<"FragmentVectors", 3, "fragment_vectors">,
+    I32EnumAttrCase<"PackedPairs", 4, "packed_pairs">
+  ]> {
+  let cppNamespace = "::tilec::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_CopyPlanAttr : AttrDef<Tile_Dialect, "CopyPlan"> {
+  let mnemonic = "copy";
+  let summary = "how a copy is carried out: its form, the elements per access, a run-time alignment check";
+  let description = [{
+    `#tile.copy<KIND[, vec N][, checked][, lane_index]>`:
+    `elementwise`, one element at a time; `chunks`, global to shared in
+    16-byte chunks of N elements, chunk i of each step to thread i;
+    `row_chunks`, the same where the threads cover whole rows of a 2-d tile,
+    so each thread keeps one column and steps its addresses by constants;
+    `fragment_vectors`, global to or from a distributed fragment, N
+    consecutive slots of a thread per access; `packed_pairs`, a fragment of
+    16-bit floats into a shared tile, two elements per 32-bit store
+    (`lane_index`: the thread's swizzled index computed once, each slot
+    pair's an XOR and an add of it). `checked`: the tensor's last extent is
+    dynamic, and the vector form runs only where it is a multiple of N (an
+    element-wise copy otherwise).
+  }];
+  let parameters = (ins "::tilec::tile::CopyKind":$kind, "int64_t":$vector, "bool":$checked, "bool":$laneIndex);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif
