@@ -1,7 +1,5 @@
 #include "tilec/Jit/GpuProgram.h"
-#include "tilec/Driver/Driver.h"
-#include "tilec/Target/CUDA/CudaEmitter.h"
-#include "tilec/Target/Plan/EntryToPlan.h"
+#include "tilec/Jit/GpuCompile.h"
 #include "tilec/runtime/Runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -45,24 +43,12 @@ GpuProgram compileForGpu(const std::string &source, const std::string &bufferNam
   }
   compile.deterministic = options.deterministic;
   compile.maxSplit = options.maxSplit;
-  compile.lowerForGpu = true;
   mlir::MLIRContext context;
-  auto module = compileToTileIR(context, sourceMgr, compile, diag);
-  if (!module)
+  std::optional<GpuCode> code = compileToGpuCode(context, sourceMgr, std::move(compile), diag);
+  if (!code)
     return program;
-  {
-    llvm::raw_string_ostream cuda(program.cuda);
-    // The emitter's errors at their source line, clang-style (file:line:col: error: ...), as the front end's.
-    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diag);
-    if (mlir::failed(emitCuda(*module, cuda)))
-      return program;
-  }
-  auto entries = lowerEntries(*module);
-  if (!entries) {
-    diag << llvm::toString(entries.takeError()) << "\n";
-    return program;
-  }
-  program.entries = std::move(*entries);
+  program.cuda = std::move(code->cuda);
+  program.entries = std::move(code->entries);
   program.ok = true;
   return program;
 }

@@ -7,7 +7,7 @@
 #include "TargetArch.h"
 
 #include "tilec/Driver/Driver.h"
-#include "tilec/Target/CUDA/CudaEmitter.h"
+#include "tilec/Jit/GpuCompile.h"
 #include "tilec/Target/Plan/EntryToPlan.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/HostTensor.h"
@@ -123,7 +123,7 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   mlir::MLIRContext context;
   // Errors after the front end (the CUDA emitter's) at their source line, clang-style.
   mlir::SourceMgrDiagnosticHandler laterDiagnostics(sourceMgr, &context, errs());
-  auto compile = [&](bool forGpu) -> mlir::OwningOpRef<mlir::ModuleOp> {
+  auto options = [&](bool forGpu) {
     CompileOptions compile;
     compile.gen.defines = defines;
     compile.gen.kernel = opts.kernel;
@@ -133,7 +133,7 @@ int tilec::runCommand(const RunCommandOptions &opts) {
     compile.maxSplit = opts.maxSplit;
     compile.remarks = opts.remarks && (forGpu || !onGpu); // once
     compile.lowerForGpu = forGpu;
-    return compileToTileIR(context, sourceMgr, compile, errs());
+    return compile;
   };
   // The arguments are bound through the signature of the entry (or, with the atomics as written, the kernel).
   auto signatureOf = [&](mlir::ModuleOp module) -> Expected<rt::Signature> {
@@ -151,23 +151,19 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   std::vector<rt::EntrySpec> entries;
   std::string cuda;
   if (onGpu) {
-    gpuModule = compile(/*forGpu=*/true);
-    if (!gpuModule)
+    std::optional<GpuCode> code = compileToGpuCode(context, sourceMgr, options(/*forGpu=*/true), errs());
+    if (!code)
       return 1;
+    gpuModule = std::move(code->module);
     auto sig = signatureOf(*gpuModule);
     if (!sig)
       return fail(toString(sig.takeError()));
     signature = std::move(*sig);
-    auto lowered = lowerEntries(*gpuModule);
-    if (!lowered)
-      return fail(toString(lowered.takeError()));
-    entries = std::move(*lowered);
-    raw_string_ostream os(cuda);
-    if (failed(emitCuda(*gpuModule, os)))
-      return 1;
+    entries = std::move(code->entries);
+    cuda = std::move(code->cuda);
   }
   if (onCpu) {
-    cpuModule = compile(/*forGpu=*/false);
+    cpuModule = compileToTileIR(context, sourceMgr, options(/*forGpu=*/false), errs());
     if (!cpuModule)
       return 1;
     if (!signature) {

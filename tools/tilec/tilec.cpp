@@ -3,11 +3,10 @@
 //         [--atomics=fp32|split|native] [--deterministic] [--max-split=N] [--remarks]
 //   --emit=plan: the launch plan of each entry in the runtime's text form (docs/runtime.md)
 #include "tilec/Driver/Driver.h"
-#include "tilec/Target/CUDA/CudaEmitter.h"
+#include "tilec/Jit/GpuCompile.h"
 #include "NvrtcBridge.h"
 #include "TargetArch.h"
 #include "tilec/Frontend/Parser.h"
-#include "tilec/Target/Plan/EntryToPlan.h"
 #include "tilec/runtime/PlanText.h"
 
 #include "mlir/IR/AsmState.h"
@@ -270,44 +269,27 @@ int main(int argc, char **argv) {
   }
 
   mlir::MLIRContext context;
-  auto module = tilec::compileToTileIR(context, sourceMgr, options, errs());
-  if (!module)
-    return 1;
-  // What fails after the front end (the CUDA emitter's refusals) is reported at its source line, clang-style, like
-  // the front end's errors.
-  mlir::SourceMgrDiagnosticHandler laterDiagnostics(sourceMgr, &context, errs());
-  if (emit == Emit::Plan) {
-    auto entries = tilec::lowerEntries(*module);
-    if (!entries)
-      return fail(toString(entries.takeError()));
-    output->os() << tilec::runtime::printPlan(*entries);
-    output->keep();
-    return 0;
-  }
-  if (emit == Emit::Cuda) {
-    if (failed(tilec::emitCuda(*module, output->os())))
+  if (emit == Emit::Plan || emit == Emit::Cuda || emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {
+    std::optional<tilec::GpuCode> code = tilec::compileToGpuCode(context, sourceMgr, options, errs());
+    if (!code)
       return 1;
-    output->keep();
-    return 0;
-  }
-  if (emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {
-    std::string cuda;
-    llvm::raw_string_ostream cudaOS(cuda);
-    if (failed(tilec::emitCuda(*module, cudaOS)))
-      return 1;
+    if (emit == Emit::Plan) {
+      output->os() << tilec::runtime::printPlan(code->entries);
+      output->keep();
+      return 0;
+    }
+    if (emit == Emit::Cuda) {
+      output->os() << code->cuda;
+      output->keep();
+      return 0;
+    }
     std::string archError;
     const std::string &nvrtcArch = target.arch(archError);
     if (!archError.empty())
       return fail(archError);
-    tilec::cli::NvrtcOutput built;
-    if (emit == Emit::Module) {
-      auto entries = tilec::lowerEntries(*module);
-      if (!entries)
-        return fail(toString(entries.takeError()));
-      built = tilec::cli::buildModuleFile(cuda, nvrtcArch, std::move(*entries));
-    } else {
-      built = tilec::cli::compileWithNvrtc(cuda, nvrtcArch, emit == Emit::Ptx);
-    }
+    tilec::cli::NvrtcOutput built = emit == Emit::Module
+                                        ? tilec::cli::buildModuleFile(code->cuda, nvrtcArch, std::move(code->entries))
+                                        : tilec::cli::compileWithNvrtc(code->cuda, nvrtcArch, emit == Emit::Ptx);
     if (!built.ok)
       return fail(built.error);
     if (emit == Emit::Ptx || emit == Emit::Module)
@@ -317,6 +299,9 @@ int main(int argc, char **argv) {
     output->keep();
     return 0;
   }
+  auto module = tilec::compileToTileIR(context, sourceMgr, options, errs());
+  if (!module)
+    return 1;
   module->print(output->os());
   output->keep();
   return 0;
