@@ -11,6 +11,7 @@ void buildGpuLoweringPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createPlaceBarriers());
   pm.addPass(createScheduleWgmmaWaits());
   pm.addPass(createPlanCopies());
+  pm.addPass(createPlanAtomics());
   pm.addPass(createExpandPipelines());
 }
 

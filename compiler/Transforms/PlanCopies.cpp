@@ -18,6 +18,7 @@
 // signature check guarantees every tensor argument: a 16-byte aligned data pointer and a contiguous row-major layout.
 // Run after tile-plan-shared-memory (the swizzles) and before tile-expand-pipelines (which moves the plan of a
 // prefetched copy to its tile.async_copy).
+#include "VectorAccess.h"
 #include "tilec/Lowering/GpuLoweringUtils.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -37,37 +38,10 @@ using layout::Swizzle;
 
 namespace {
 
-SmallVector<int64_t> squeezed(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> out;
-  for (int64_t e : shape)
-    if (e != 1)
-      out.push_back(e);
-  return out;
-}
-
-/// The extents of the window an operand covers in its buffer: a region's sizes, else the buffer's shape.
-SmallVector<int64_t> windowOf(Value operand) {
-  if (auto region = operand.getDefiningOp<RegionOp>())
-    return SmallVector<int64_t>(region.getSizes());
-  return SmallVector<int64_t>(cast<MemRefType>(operand.getType()).getShape());
-}
-
-std::optional<FragmentLayout> distributedLayout(Value operand, int64_t threads) {
-  Value base = gpu::baseBuffer(operand);
-  if (!gpu::isIn(base, MemorySpace::Fragment) && !gpu::isIn(base, MemorySpace::Local))
-    return std::nullopt;
-  std::optional<FragmentLayout> l = gpu::layoutOf(base, threads);
-  if (!l || l->isReplicated())
-    return std::nullopt;
-  return l;
-}
-
-bool isWhole(Value operand) { return !operand.getDefiningOp<RegionOp>(); }
-
 /// The row_chunks form of a chunked global -> shared copy of `vec` elements per chunk: see the file comment.
 bool rowChunksApply(Value source, Value target, int64_t vec, int64_t threads) {
   auto type = cast<MemRefType>(target.getType());
-  SmallVector<int64_t> shape = squeezed(type.getShape());
+  SmallVector<int64_t> shape = gpu::squeezed(type.getShape());
   if (shape.size() != 2)
     return false;
   std::optional<Swizzle> swizzle = gpu::plannedSwizzle(target);
@@ -87,51 +61,7 @@ bool rowChunksApply(Value source, Value target, int64_t vec, int64_t threads) {
         return false;
   }
   // The global dim the tile's rows run along.
-  return llvm::any_of(windowOf(source), [](int64_t e) { return e != 1; });
-}
-
-/// The elements G per access of a copy between the whole distributed fragment `fragment` (in `l`) and the global
-/// operand `global`, 0 when no vector form applies; `*checked` when the tensor's last extent is dynamic.
-int64_t fragmentVectorElements(const FragmentLayout &l, Value fragment, Value global, bool isLoad, bool *checked) {
-  auto g = cast<MemRefType>(gpu::baseBuffer(global).getType());
-  SmallVector<int64_t> window = windowOf(global);
-  auto region = global.getDefiningOp<RegionOp>();
-  double pad = region && region.getPad() ? region.getPad()->convertToDouble() : 0.0;
-  auto fragmentShape = cast<MemRefType>(fragment.getType()).getShape();
-  if (l.rank() == 0 || l.hasPadding() || fragmentShape.back() == 1 || window.empty() || window.back() == 1 ||
-      (isLoad && pad != 0))
-    return 0;
-  if (region && gpu::baseBuffer(region.getSource()) != region.getSource())
-    return 0; // a region of a region: its offsets compose
-  int last = l.rank() - 1;
-  // The innermost slot digit must walk the last dim one element at a time.
-  const LayoutTerm *inner = nullptr;
-  for (const LayoutTerm &t : l.slotTerms())
-    if (t.stride == 1)
-      inner = &t;
-  if (!inner || inner->dim != last || inner->scale != 1 || inner->extent < 2)
-    return 0;
-  int64_t bytes = gpu::elementBytes(g.getElementType());
-  int64_t width = 1;
-  while (inner->extent % (width * 2) == 0 && width * 2 * bytes <= 16)
-    width *= 2;
-  if (width * bytes < 4)
-    return 0;
-  // Every other step along the last dim (thread digits, outer slot digits) must keep groups aligned.
-  for (const auto *terms : {&l.threadTerms(), &l.slotTerms()})
-    for (const LayoutTerm &t : *terms)
-      if (&t != inner && t.dim == last && t.scale % width != 0)
-        return 0;
-  if (fragmentShape.back() % width != 0)
-    return 0;
-  if (region && gpu::knownDivisor(region.getOffsets().back()) % width != 0)
-    return 0;
-  int64_t extent = g.getShape().back();
-  if (ShapedType::isDynamic(extent))
-    *checked = true;
-  else if (extent % width != 0)
-    return 0;
-  return width;
+  return llvm::any_of(gpu::windowOf(source), [](int64_t e) { return e != 1; });
 }
 
 /// Whether a copy from the whole distributed fragment `source` (in `l`) into the whole shared tile `target` can store
@@ -176,18 +106,18 @@ CopyPlanAttr planCopy(CopyOp copy, int64_t threads) {
   if (int64_t vec = gpu::vectorCopyElements(source, target, &dynamicLast))
     return plan(rowChunksApply(source, target, vec, threads) ? CopyKind::RowChunks : CopyKind::Chunks, vec,
                 dynamicLast);
-  std::optional<FragmentLayout> targetLayout = distributedLayout(target, threads);
-  std::optional<FragmentLayout> sourceLayout = distributedLayout(source, threads);
-  bool load = targetLayout && isWhole(target) && gpu::isIn(gpu::baseBuffer(source), MemorySpace::Global);
-  bool store = !load && sourceLayout && isWhole(source) && gpu::isIn(gpu::baseBuffer(target), MemorySpace::Global);
+  std::optional<FragmentLayout> targetLayout = gpu::distributedLayout(target, threads);
+  std::optional<FragmentLayout> sourceLayout = gpu::distributedLayout(source, threads);
+  bool load = targetLayout && gpu::isWholeOperand(target) && gpu::isIn(gpu::baseBuffer(source), MemorySpace::Global);
+  bool store = !load && sourceLayout && gpu::isWholeOperand(source) && gpu::isIn(gpu::baseBuffer(target), MemorySpace::Global);
   if (load || store) {
     bool checked = false;
-    if (int64_t width = fragmentVectorElements(load ? *targetLayout : *sourceLayout, load ? target : source,
+    if (int64_t width = gpu::fragmentVectorElements(load ? *targetLayout : *sourceLayout, load ? target : source,
                                                load ? source : target, load, &checked))
       return plan(CopyKind::FragmentVectors, width, checked);
   }
   bool laneIndex = false;
-  if (sourceLayout && isWhole(source) && isWhole(target) && packedPairsApply(*sourceLayout, source, target, &laneIndex))
+  if (sourceLayout && gpu::isWholeOperand(source) && gpu::isWholeOperand(target) && packedPairsApply(*sourceLayout, source, target, &laneIndex))
     return plan(CopyKind::PackedPairs, 2, false, laneIndex);
   return plan(CopyKind::Elementwise);
 }

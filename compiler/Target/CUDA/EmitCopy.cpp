@@ -166,53 +166,6 @@ static void emitVectorGlobalToShared(KernelEmitter &e, CopyOperands copy, const 
   e.close();
 }
 
-/// The number G of consecutive elements a region atomic between the distributed fragment `fragment` (which drives
-/// it, whole) and the global operand `global` can move per vector access (tile-plan-copies decides the same for
-/// copies): G consecutive slots of every thread hold G
-/// consecutive elements of the tensor's last dim, starting at a multiple of G, in 4, 8 or 16 bytes of the tensor's
-/// dtype. 0 when no vector path applies. A dynamic last extent sets `runtimeCheck` to the condition the kernel must
-/// test (the extent is a multiple of G).
-int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, Value globalOperand, const TileRef &global,
-                               bool isLoad, std::string &runtimeCheck) {
-  const FragmentLayout &l = *fragment.layout;
-  const Buffer &g = *global.buffer;
-  if (g.space != MemorySpace::Global || l.rank() == 0 || l.hasPadding() || fragment.shape.back() == 1 ||
-      global.window.empty() || global.window.back() == 1 || (isLoad && global.pad != 0))
-    return 0;
-  auto region = globalOperand.getDefiningOp<RegionOp>();
-  if (region && gpu::baseBuffer(region.getSource()) != region.getSource())
-    return 0; // a region of a region: its offsets compose
-  int last = l.rank() - 1;
-  // The innermost slot digit must walk the last dim one element at a time.
-  const LayoutTerm *inner = nullptr;
-  for (const LayoutTerm &t : l.slotTerms())
-    if (t.stride == 1)
-      inner = &t;
-  if (!inner || inner->dim != last || inner->scale != 1 || inner->extent < 2)
-    return 0;
-  int64_t bytes = gpu::elementBytes(g.element);
-  int64_t width = 1;
-  while (inner->extent % (width * 2) == 0 && width * 2 * bytes <= 16)
-    width *= 2;
-  if (width * bytes < 4)
-    return 0;
-  // Every other step along the last dim (thread digits, outer slot digits) must keep groups aligned.
-  for (const auto *terms : {&l.threadTerms(), &l.slotTerms()})
-    for (const LayoutTerm &t : *terms)
-      if (&t != inner && t.dim == last && t.scale % width != 0)
-        return 0;
-  if (fragment.shape.back() % width != 0)
-    return 0;
-  if (region && e.knownDivisor(region.getOffsets().back()) % width != 0)
-    return 0;
-  int64_t extent = g.shape.back();
-  if (ShapedType::isDynamic(extent))
-    runtimeCheck = g.dims.back() + " % " + std::to_string(width) + " == 0";
-  else if (extent % width != 0)
-    return 0;
-  return width;
-}
-
 /// #tile.copy<fragment_vectors>: global <-> distributed fragment with one predicated vector access per group of
 /// `width` slots (tile-plan-copies checked that `width` consecutive slots of every thread hold consecutive, aligned
 /// elements of the tensor's last dim).

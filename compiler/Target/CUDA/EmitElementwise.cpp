@@ -267,34 +267,34 @@ LogicalResult KernelEmitter::emitAtomic(const AtomicUpdate &op) {
     line() << (guard.empty() ? stmt : "if (" + guard + ") " + stmt) << "\n";
     return success();
   }
-  if (currentLoop)
-    return emitRegionAtomic(op, 1);
-  // An exclusive add of a whole fragment (the block owns those elements: flash attention's dK/dV under MHA) is a
-  // read-modify-write; every read is issued before the first write (below).
-  TileRef src = ref(op.value), dst = ref(op.dest);
-  Type destElement = dst.buffer->element;
-  if (op.combiner == "add" && op.exclusive && !op.writeOnce && dst.buffer->space == MemorySpace::Global &&
-      isDistributed(*src.buffer) && isWhole(op.value) &&
-      (destElement.isF32() || destElement.isBF16() || destElement.isF16())) {
-    std::string check;
-    int64_t width = fragmentVectorElements(*this, *src.buffer, op.dest, dst, /*isLoad=*/false, check);
-    if (width > 1)
-      return withRuntimeCheck(
-          *this, check, [&] { return emitExclusiveRegionAdd(op, width); },
-          [&] { return emitExclusiveRegionAdd(op, 1); });
-    return emitExclusiveRegionAdd(op, 1);
-  }
-  // Relaxed adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots that are
-  // consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on sm_90: the fp32
-  // strategy's workspaces, e.g. flash attention's dQ), and for a write-once add (the split strategy's partial slices)
-  // one vector store.
-  if (op.combiner == "add" && op.order == MemoryOrder::Relaxed && dst.buffer->element.isF32() &&
-      dst.buffer->space == MemorySpace::Global && isDistributed(*src.buffer) && isWhole(op.value)) {
-    std::string check;
-    int64_t width = fragmentVectorElements(*this, *src.buffer, op.dest, dst, /*isLoad=*/false, check);
-    if (width == 2 || width == 4)
-      return withRuntimeCheck(
-          *this, check, [&] { return emitRegionAtomic(op, width); }, [&] { return emitRegionAtomic(op, 1); });
+  auto plan = op.op->getAttrOfType<AtomicPlanAttr>(gpu::kAtomicPlanAttr);
+  if (!plan)
+    return op.op->emitError("atomic has no plan (run tile-plan-atomics)");
+  if (currentLoop && plan.getKind() != AtomicKind::Elementwise)
+    return op.op->emitError("internal compiler error: an atomic inside a parallel loop is planned as ")
+           << plan << " (tile-plan-atomics plans it elementwise)";
+  TileRef dst = ref(op.dest);
+  int64_t width = plan.getVector();
+  std::string check =
+      plan.getChecked() ? dst.buffer->dims.back() + " % " + std::to_string(width) + " == 0" : std::string();
+  switch (plan.getKind()) {
+  case AtomicKind::ExclusiveRmw:
+    // An exclusive add of a whole fragment (the block owns those elements: flash attention's dK/dV under MHA) is a
+    // read-modify-write; every read is issued before the first write (emitExclusiveRegionAdd).
+    if (width == 1)
+      return emitExclusiveRegionAdd(op, 1);
+    return withRuntimeCheck(
+        *this, check, [&] { return emitExclusiveRegionAdd(op, width); },
+        [&] { return emitExclusiveRegionAdd(op, 1); });
+  case AtomicKind::Vectors:
+    // Relaxed adds of a whole fragment into a global f32 tensor: G of a thread's consecutive slots that are
+    // consecutive elements of the destination go in one vector reduction (red.global.add.v2/v4.f32 on sm_90: the
+    // fp32 strategy's workspaces, e.g. flash attention's dQ), and for a write-once add (the split strategy's partial
+    // slices) one vector store.
+    return withRuntimeCheck(
+        *this, check, [&] { return emitRegionAtomic(op, width); }, [&] { return emitRegionAtomic(op, 1); });
+  case AtomicKind::Elementwise:
+    break;
   }
   return emitRegionAtomic(op, 1);
 }
@@ -326,7 +326,8 @@ LogicalResult KernelEmitter::emitRegionAtomic(const AtomicUpdate &op, int64_t wi
                                                        : b.var + "[" + linearIndex(b, base) + "]";
   std::string stmt;
   if (width > 1) {
-    // The group's first element; fragmentVectorElements proved the group aligned and wholly in or out of bounds.
+    // The group's first element; tile-plan-atomics proved the group aligned and wholly in or out of bounds
+    // (gpu::fragmentVectorElements).
     std::string values;
     for (int64_t k = 0; k < width; ++k)
       values += (k ? ", " : "") +

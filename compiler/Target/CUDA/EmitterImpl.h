@@ -151,14 +151,6 @@ struct AtomicUpdate {
   }
 };
 
-/// The number G of consecutive elements that an access between the distributed fragment `fragment` (driving the
-/// loop, whole) and the global operand `global` can move at once: G consecutive slots of every thread hold G
-/// consecutive elements of the tensor's last dim, starting at a multiple of G, in 4, 8 or 16 bytes of the tensor's
-/// dtype; a group is then wholly inside or outside the tensor. 0 when no vector access applies. A dynamic last
-/// extent sets `runtimeCheck` to the condition the kernel must test. (EmitCopy.cpp; copies and f32 atomics use it.)
-int64_t fragmentVectorElements(KernelEmitter &e, const Buffer &fragment, mlir::Value globalOperand,
-                               const TileRef &global, bool isLoad, std::string &runtimeCheck);
-
 /// Emits `body()` as is when `runtimeCheck` is empty, else `if (runtimeCheck) { body } else { fallback }`. The
 /// fallback (element by element, rarely taken) reads the thread index afresh: NVVM would otherwise hoist its
 /// per-slot indices and addresses out of an enclosing loop into registers held across the whole loop, although

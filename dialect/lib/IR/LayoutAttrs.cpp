@@ -161,4 +161,56 @@ LogicalResult CopyPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+// #tile.atomic<KIND[, vec N][, checked]>
+Attribute AtomicPlanAttr::parse(AsmParser &parser, Type) {
+  llvm::SMLoc at = parser.getCurrentLocation();
+  StringRef kindName;
+  if (parser.parseLess() || parser.parseKeyword(&kindName))
+    return {};
+  std::optional<AtomicKind> kind = symbolizeAtomicKind(kindName);
+  if (!kind) {
+    parser.emitError(at) << "unknown atomic kind '" << kindName
+                         << "' (expected elementwise, exclusive_rmw or vectors)";
+    return {};
+  }
+  int64_t vector = 1;
+  bool checked = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("vec"))) {
+      if (parser.parseInteger(vector))
+        return {};
+    } else if (succeeded(parser.parseOptionalKeyword("checked"))) {
+      checked = true;
+    } else {
+      parser.emitError(parser.getCurrentLocation(), "expected 'vec N' or 'checked'");
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(at); }, parser.getContext(), *kind, vector, checked);
+}
+
+void AtomicPlanAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyAtomicKind(getKind());
+  if (getVector() != 1)
+    printer << ", vec " << getVector();
+  if (getChecked())
+    printer << ", checked";
+  printer << ">";
+}
+
+LogicalResult AtomicPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError, AtomicKind kind, int64_t vector,
+                                     bool checked) {
+  if (vector < 1 || vector > 16 || (vector & (vector - 1)) != 0)
+    return emitError() << "an atomic's elements per access are a power of two from 1 to 16, got " << vector;
+  if (kind == AtomicKind::Elementwise && (vector != 1 || checked))
+    return emitError() << "an elementwise atomic updates one element per access (no vec, no check)";
+  if (kind == AtomicKind::Vectors && vector != 2 && vector != 4)
+    return emitError() << "vector reductions take 2 or 4 elements, got vec " << vector;
+  if (checked && vector == 1)
+    return emitError() << "a run-time check guards a vector form (vec > 1)";
+  return success();
+}
+
 } // namespace tilec::tile

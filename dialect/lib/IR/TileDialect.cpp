@@ -67,7 +67,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     return success();
   }
   // Every other tile.* attribute, with the kind of value it holds.
-  enum class Kind { Names, Shapes, Integer, Unit, GemmPlan, Wgmma, Swizzle, CopyPlan };
+  enum class Kind { Names, Shapes, Integer, Unit, GemmPlan, Wgmma, Swizzle, CopyPlan, AtomicPlan };
   static const llvm::StringMap<Kind> known = {
       {"tile.arg_names", Kind::Names},      {"tile.index_names", Kind::Names},   {"tile.dim_names", Kind::Names},
       {"tile.arg_shapes", Kind::Shapes},    {"tile.offset", Kind::Integer},      {"tile.stages", Kind::Integer},
@@ -75,7 +75,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       {"tile.shared_bytes", Kind::Integer}, {"tile.prefetch", Kind::Unit},       {"tile.reread_thread_index", Kind::Unit},
       {"tile.primary_only", Kind::Unit},
       {"tile.mma", Kind::GemmPlan},         {"tile.wgmma", Kind::Wgmma},         {"tile.swizzle", Kind::Swizzle},
-      {"tile.copy_plan", Kind::CopyPlan}};
+      {"tile.copy_plan", Kind::CopyPlan},   {"tile.atomic_plan", Kind::AtomicPlan}};
   auto found = known.find(name);
   if (found == known.end())
     return op->emitOpError() << "unknown attribute '" << name << "' of the tile dialect";
@@ -118,6 +118,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   case Kind::CopyPlan:
     ok = isa<CopyPlanAttr>(value);
     expected = "#tile.copy<...>";
+    break;
+  case Kind::AtomicPlan:
+    ok = isa<AtomicPlanAttr>(value);
+    expected = "#tile.atomic<...>";
     break;
   }
   if (!ok)

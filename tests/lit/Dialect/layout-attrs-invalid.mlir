@@ -234,3 +234,52 @@ tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0
   // expected-error @+1 {{'tile.alloc' op 'tile.copy_plan' must be #tile.copy<...>, got "vector 8"}}
   %t = tile.alloc {tile.copy_plan = "vector 8"} : memref<64xf32, #tile.space<fragment>>
 }
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{unknown atomic kind 'cas' (expected elementwise, exclusive_rmw or vectors)}}
+  %t = tile.alloc {tile.atomic_plan = #tile.atomic<cas>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{expected 'vec N' or 'checked'}}
+  %t = tile.alloc {tile.atomic_plan = #tile.atomic<vectors, lane_index>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{an atomic's elements per access are a power of two from 1 to 16, got 3}}
+  %t = tile.alloc {tile.atomic_plan = #tile.atomic<exclusive_rmw, vec 3>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{an elementwise atomic updates one element per access (no vec, no check)}}
+  %t = tile.alloc {tile.atomic_plan = #tile.atomic<elementwise, vec 2>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{vector reductions take 2 or 4 elements, got vec 8}}
+  %t = tile.alloc {tile.atomic_plan = #tile.atomic<vectors, vec 8>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{a run-time check guards a vector form (vec > 1)}}
+  %t = tile.alloc {tile.atomic_plan = #tile.atomic<exclusive_rmw, checked>} : memref<64xf32, #tile.space<fragment>>
+}
+
+// -----
+
+tile.kernel @k(%X: memref<?xf32, #tile.space<global>>) grid(%X[0]) ()[s0] -> (s0) threads(128) as (%b) {
+  // expected-error @+1 {{'tile.alloc' op 'tile.atomic_plan' must be #tile.atomic<...>, got #tile.copy<elementwise>}}
+  %t = tile.alloc {tile.atomic_plan = #tile.copy<elementwise>} : memref<64xf32, #tile.space<fragment>>
+}

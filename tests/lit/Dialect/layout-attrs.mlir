@@ -42,4 +42,10 @@ tile.kernel @layouts(%X: memref<?x64xf32, #tile.space<global>>) grid(%X[0]) ()[s
   tile.copy %acc, %acc {tile.copy_plan = #tile.copy<fragment_vectors, vec 2>} : memref<64x64xf32, #tile.space<fragment>>, memref<64x64xf32, #tile.space<fragment>>
   // CHECK: tile.copy %{{.*}}, %{{.*}} {tile.copy_plan = #tile.copy<packed_pairs, vec 2, lane_index>}
   tile.copy %acc, %acc {tile.copy_plan = #tile.copy<packed_pairs, vec 2, lane_index>} : memref<64x64xf32, #tile.space<fragment>>, memref<64x64xf32, #tile.space<fragment>>
+  // CHECK: tile.alloc {tile.atomic_plan = #tile.atomic<exclusive_rmw, vec 2, checked>}
+  %ap = tile.alloc {tile.atomic_plan = #tile.atomic<exclusive_rmw, vec 2, checked>} : memref<4xf32, #tile.space<fragment>>
+  // CHECK: tile.alloc {tile.atomic_plan = #tile.atomic<vectors, vec 4>}
+  %aq = tile.alloc {tile.atomic_plan = #tile.atomic<vectors, vec 4>} : memref<4xf32, #tile.space<fragment>>
+  // CHECK: tile.alloc {tile.atomic_plan = #tile.atomic<elementwise>}
+  %ar = tile.alloc {tile.atomic_plan = #tile.atomic<elementwise>} : memref<4xf32, #tile.space<fragment>>
 }

@@ -105,3 +105,14 @@ TEST_CASE("the emitter prints the copy forms tile-plan-copies chose and refuses 
   CHECK_FALSE(e.ok);
   CHECK(e.diagnostics.find("copy has no plan (run tile-plan-copies)") != std::string::npos);
 }
+
+TEST_CASE("the emitter prints the atomic forms tile-plan-atomics chose and refuses an atomic without one", "[emitter]") {
+  Emitted planned = emitAfter("kernels/flash_attention/bwd.tile", [](mlir::ModuleOp) {});
+  REQUIRE(planned.ok);
+  CHECK(planned.cuda.find("atomic_add dk -> dK: exclusive, every read first, 2-element vectors") != std::string::npos);
+  Emitted e = emitAfter("kernels/flash_attention/bwd.tile", [](mlir::ModuleOp module) {
+    module.walk([](tilec::tile::AtomicAddOp add) { add->removeAttr("tile.atomic_plan"); });
+  });
+  CHECK_FALSE(e.ok);
+  CHECK(e.diagnostics.find("atomic has no plan (run tile-plan-atomics)") != std::string::npos);
+}

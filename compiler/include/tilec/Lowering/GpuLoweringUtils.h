@@ -41,6 +41,9 @@ inline constexpr const char *kRereadThreadIndexAttr = "tile.reread_thread_index"
 inline constexpr const char *kPrimaryOnlyAttr = "tile.primary_only";
 // tile.copy, tile.async_copy: #tile.copy<...>, how the block's threads carry it out (tile-plan-copies decides)
 inline constexpr const char *kCopyPlanAttr = "tile.copy_plan";
+// tile-valued tile.atomic_add, tile.atomic_rmw: #tile.atomic<...>, how the block's threads carry it out
+// (tile-plan-atomics decides)
+inline constexpr const char *kAtomicPlanAttr = "tile.atomic_plan";
 
 /// The buffer a tile operand refers to: the source of a tile.region, else itself.
 inline mlir::Value baseBuffer(mlir::Value v) {

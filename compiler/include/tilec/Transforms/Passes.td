@@ -166,6 +166,18 @@ def PlanCopies : Pass<"tile-plan-copies", "::mlir::ModuleOp"> {
   }];
 }
 
+def PlanAtomics : Pass<"tile-plan-atomics", "::mlir::ModuleOp"> {
+  let summary = "Decide how the block's threads carry out each tile-valued atomic (GPU lowering)";
+  let description = [{
+    Records `tile.atomic_plan` = `#tile.atomic<...>` on every
+    `tile.atomic_add` and `tile.atomic_rmw` of a whole tile or region: a
+    read-modify-write of an exclusive add (`exclusive_rmw`), vector
+    reductions of relaxed f32 adds (`vectors`), or one atomic per element
+    (`elementwise`), with the elements per access and whether a dynamic last
+    extent is checked at run time.
+  }];
+}
+
 def ExpandPipelines : Pass<"tile-expand-pipelines", "::mlir::ModuleOp"> {
   let summary = "Expand tile.pipelined loops into a software pipeline of asynchronous copies (GPU lowering)";
   let description = [{

@@ -180,4 +180,34 @@ def Tile_CopyPlanAttr : AttrDef<Tile_Dialect, "CopyPlan"> {
   let genVerifyDecl = 1;
 }
 
+
+// tile.atomic_plan on a tile.atomic_add or tile.atomic_rmw of a whole tile (tile-plan-atomics): how the block's
+// threads carry it out.
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "how the threads of a block carry out a tile-valued atomic", [
+    I32EnumAttrCase<"Elementwise", 0, "elementwise">,
+    I32EnumAttrCase<"ExclusiveRmw", 1, "exclusive_rmw">,
+    I32EnumAttrCase<"Vectors", 2, "vectors">
+  ]> {
+  let cppNamespace = "::tilec::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_AtomicPlanAttr : AttrDef<Tile_Dialect, "AtomicPlan"> {
+  let mnemonic = "atomic";
+  let summary = "how a tile-valued atomic is carried out: its form, the elements per access, a run-time check";
+  let description = [{
+    `#tile.atomic<KIND[, vec N][, checked]>`: `elementwise`, one atomic per
+    element; `exclusive_rmw`, an exclusive add as a read-modify-write of a
+    whole distributed fragment, every read before any write, N consecutive
+    slots per access; `vectors`, relaxed f32 adds of a whole distributed
+    fragment as N-element vector reductions (vector stores when
+    `write_once`). `checked`: the destination's last extent is dynamic and
+    the vector form runs only where it is a multiple of N (one element per
+    access otherwise).
+  }];
+  let parameters = (ins "::tilec::tile::AtomicKind":$kind, "int64_t":$vector, "bool":$checked);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif
