@@ -1,5 +1,6 @@
 #include "tilec/Jit/GpuProgram.h"
 #include "tilec/Jit/GpuCompile.h"
+#include "tilec/Jit/TargetArch.h"
 #include "tilec/runtime/Runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -16,20 +17,18 @@ GpuProgram compileForGpu(const std::string &source, const std::string &bufferNam
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
   // The target decides the source's SM and WGMMA (target-dependent defaults): the host must build the CUDA for it.
-  program.arch = options.arch;
-  if (program.arch.empty()) {
-    std::string error;
-    program.arch = runtime::defaultTargetArch(error);
-    if (!error.empty()) {
-      diag << "error: " << error << "\n";
-      return program;
-    }
-  }
-  std::optional<frontend::GpuTarget> target = frontend::parseGpuTarget(program.arch);
-  if (!target) {
-    diag << "error: arch must name a real GPU such as sm_90a, got '" << program.arch << "'\n";
+  if (!options.arch.empty() && !frontend::parseGpuTarget(options.arch)) {
+    diag << "error: arch must name a real GPU such as sm_90a, got '" << options.arch << "'\n";
     return program;
   }
+  TargetArch targetArch(options.arch);
+  std::string error;
+  std::optional<frontend::GpuTarget> target = targetArch.gpuTarget(error);
+  if (!target) {
+    diag << "error: " << error << "\n";
+    return program;
+  }
+  program.arch = targetArch.arch(error);
   CompileOptions compile;
   compile.gen.target = *target;
   compile.gen.kernel = options.kernel;

@@ -4,10 +4,10 @@
 //
 // Compiled with exceptions (tilec is not): runtime errors are caught here and become messages.
 #include "RunCommand.h"
-#include "TargetArch.h"
 
 #include "tilec/Driver/Driver.h"
 #include "tilec/Jit/GpuCompile.h"
+#include "tilec/Jit/TargetArch.h"
 #include "tilec/Target/Plan/EntryToPlan.h"
 #include "tilec/runtime/Error.h"
 #include "tilec/runtime/HostTensor.h"
@@ -84,7 +84,7 @@ int tilec::runCommand(const RunCommandOptions &opts) {
   // --target cpu runs what --target cuda would on this machine. Found when first asked (it may load the driver).
   if (!opts.arch.empty() && !frontend::parseGpuTarget(opts.arch))
     return fail("--arch expects a real GPU architecture such as sm_90a, got '" + opts.arch + "'");
-  cli::TargetArch target(opts.arch);
+  TargetArch target(opts.arch);
   if (opts.tolerance && !opts.check && opts.referenceDir.empty())
     return fail("--tolerance applies to --check and --reference");
   if (opts.check && !opts.referenceDir.empty())

@@ -4,8 +4,8 @@
 //   --emit=plan: the launch plan of each entry in the runtime's text form (docs/runtime.md)
 #include "tilec/Driver/Driver.h"
 #include "tilec/Jit/GpuCompile.h"
+#include "tilec/Jit/TargetArch.h"
 #include "NvrtcBridge.h"
-#include "TargetArch.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/runtime/PlanText.h"
 
@@ -219,7 +219,7 @@ int main(int argc, char **argv) {
     return fail("--arch does not apply to --emit=ast: the tree is what was written, before any constant is evaluated");
   if (arch.getNumOccurrences() && !tilec::frontend::parseGpuTarget(arch))
     return fail("--arch expects a real GPU architecture such as sm_90a, got '" + arch + "'");
-  tilec::cli::TargetArch target(arch);
+  tilec::TargetArch target(arch);
   options.gen.resolveTarget = [&target](std::string &error) { return target.gpuTarget(error); };
   if (emit == Emit::Legalized || emit == Emit::Plan || emit == Emit::Lowered || emit == Emit::Cuda ||
       emit == Emit::Ptx || emit == Emit::Cubin || emit == Emit::Module) {

@@ -1,5 +1,7 @@
-// The GPU tilec compiles for: what the source's SM and WGMMA are (language.md 6.6) and NVRTC's target.
-#pragma once
+// The GPU a compile is for: what the source's SM and WGMMA are (language.md 6.6) and NVRTC's target. One rule for
+// `tilec`, `tilec run` and the compiler library's compileForGpu.
+#ifndef TILEC_JIT_TARGETARCH_H
+#define TILEC_JIT_TARGETARCH_H
 
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/runtime/Runtime.h"
@@ -7,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace tilec::cli {
+namespace tilec {
 
 /// The arch given (--arch), else TILEC_CUDA_ARCH, else the current GPU's ("sm_90a" on an H200), else sm_90a. Found
 /// on first use and kept: finding the GPU loads the CUDA driver, which a compile that never asks (IR of a source
@@ -43,4 +45,6 @@ private:
   bool resolved_;
 };
 
-} // namespace tilec::cli
+} // namespace tilec
+
+#endif
