@@ -110,7 +110,11 @@ std::string KernelEmitter::value(Value v) {
   auto it = names.find(v);
   if (it != names.end())
     return it->second;
-  return "/*unbound value*/0";
+  // A value the emitter printed no definition for (an op it skipped, or one defined in another scope): reported at
+  // the op being emitted (emitOp) rather than printed as a made-up value.
+  if (unsupportedAccess.empty())
+    unsupportedAccess = "a value it has not defined in this scope";
+  return "0";
 }
 
 const Buffer &KernelEmitter::buffer(Value v) { return buffers.find(gpu::baseBuffer(v))->second; }

@@ -116,3 +116,20 @@ TEST_CASE("the emitter prints the atomic forms tile-plan-atomics chose and refus
   CHECK_FALSE(e.ok);
   CHECK(e.diagnostics.find("atomic has no plan (run tile-plan-atomics)") != std::string::npos);
 }
+
+// Regression: a value the emitter had printed no definition for came out as the literal `0` (with a comment), so a
+// use before its definition compiled into wrong code instead of failing.
+TEST_CASE("the emitter refuses a use of a value it has not defined", "[emitter]") {
+  Emitted e = emitAfter("kernels/examples/gemm.tile", [](mlir::ModuleOp module) {
+    module.walk([](tilec::tile::KernelOp kernel) {
+      mlir::Block &body = kernel.getBodyBlock();
+      mlir::OpBuilder atEnd = mlir::OpBuilder::atBlockEnd(&body);
+      mlir::Value late = mlir::arith::ConstantIndexOp::create(atEnd, kernel.getLoc(), 7);
+      mlir::OpBuilder atBegin(&body, body.begin());
+      mlir::arith::AddIOp::create(atBegin, kernel.getLoc(), late, late);
+    });
+  });
+  CHECK_FALSE(e.ok);
+  CHECK(e.diagnostics.find("the CUDA emitter cannot lower this op (a value it has not defined in this scope)") !=
+        std::string::npos);
+}
