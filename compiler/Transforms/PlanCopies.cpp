@@ -41,25 +41,10 @@ namespace {
 /// The row_chunks form of a chunked global -> shared copy of `vec` elements per chunk: see the file comment.
 bool rowChunksApply(Value source, Value target, int64_t vec, int64_t threads) {
   auto type = cast<MemRefType>(target.getType());
-  SmallVector<int64_t> shape = gpu::squeezed(type.getShape());
-  if (shape.size() != 2)
-    return false;
   std::optional<Swizzle> swizzle = gpu::plannedSwizzle(target);
-  if (!swizzle)
+  if (!swizzle ||
+      !gpu::rowChunkSteps(type.getShape(), gpu::elementBytes(type.getElementType()), *swizzle, threads, vec))
     return false;
-  int64_t rows = shape[0], cols = shape[1];
-  if ((threads * vec) % cols != 0 || (rows * cols) % (threads * vec) != 0)
-    return false;
-  int64_t step = threads * vec / cols, iterations = rows * cols / (threads * vec);
-  int64_t bytes = gpu::elementBytes(type.getElementType()), tileCols = type.getShape().back();
-  auto offset = [&](int64_t r, int64_t c) { return swizzle->apply(r, c, tileCols, bytes); };
-  int64_t delta = offset(step, 0) - offset(0, 0);
-  for (int64_t t = 0; t < threads; ++t) {
-    int64_t r = t * vec / cols, c = t * vec % cols;
-    for (int64_t k = 1; k < iterations; ++k)
-      if (offset(r + k * step, c) != offset(r, c) + k * delta)
-        return false;
-  }
   // The global dim the tile's rows run along.
   return llvm::any_of(gpu::windowOf(source), [](int64_t e) { return e != 1; });
 }

@@ -8,14 +8,6 @@ using layout::LayoutTerm;
 
 namespace tilec::gpu {
 
-SmallVector<int64_t> squeezed(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> out;
-  for (int64_t e : shape)
-    if (e != 1)
-      out.push_back(e);
-  return out;
-}
-
 SmallVector<int64_t> windowOf(Value operand) {
   if (auto region = operand.getDefiningOp<RegionOp>())
     return SmallVector<int64_t>(region.getSizes());

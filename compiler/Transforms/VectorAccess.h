@@ -9,9 +9,6 @@
 
 namespace tilec::gpu {
 
-/// `shape` without its extents of 1.
-llvm::SmallVector<int64_t> squeezed(llvm::ArrayRef<int64_t> shape);
-
 /// The extents of the window an operand covers in its buffer: a region's sizes, else the buffer's shape.
 llvm::SmallVector<int64_t> windowOf(mlir::Value operand);
 

@@ -44,23 +44,13 @@ std::optional<VectorWidth> vectorWidth(int64_t bytes) {
 static bool emitRowStridedGlobalToShared(KernelEmitter &e, CopyOperands copy, const TileRef &src, const TileRef &dst,
                                          int64_t vec) {
   const Buffer &g = *src.buffer, &s = *dst.buffer;
+  int64_t bytes = gpu::elementBytes(s.element);
+  std::optional<gpu::RowChunkSteps> steps = gpu::rowChunkSteps(s.shape, bytes, s.swizzle, e.blockThreads(), vec);
+  if (!steps)
+    return false;
   std::vector<int64_t> shape = squeeze(s.shape);
-  if (shape.size() != 2)
-    return false;
-  int64_t rows = shape[0], cols = shape[1], threads = e.blockThreads();
-  if ((threads * vec) % cols != 0 || (rows * cols) % (threads * vec) != 0)
-    return false;
-  int64_t step = threads * vec / cols, iterations = rows * cols / (threads * vec);
-  // The shared offset of (r + k step, c) must be that of (r, c) plus k times one constant, for every thread's (r, c).
-  int64_t bytes = gpu::elementBytes(s.element), tileCols = s.shape.back();
-  auto offset = [&](int64_t r, int64_t c) { return s.swizzle.apply(r, c, tileCols, bytes); };
-  int64_t delta = offset(step, 0) - offset(0, 0);
-  for (int64_t t = 0; t < threads; ++t) {
-    int64_t r = t * vec / cols, c = t * vec % cols;
-    for (int64_t k = 1; k < iterations; ++k)
-      if (offset(r + k * step, c) != offset(r, c) + k * delta)
-        return false;
-  }
+  int64_t rows = shape[0], cols = shape[1];
+  const int64_t step = steps->step, iterations = steps->iterations, delta = steps->delta;
   // The global dim the tile's rows run along, and its stride in elements.
   int rowDim = -1;
   for (size_t d = 0; d < src.window.size(); ++d)

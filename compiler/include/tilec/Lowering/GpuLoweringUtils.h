@@ -87,6 +87,34 @@ inline std::optional<std::pair<int64_t, int64_t>> mmaWarps(mlir::Operation *gemm
   return std::make_pair(plan.getWarpsM(), plan.getWarpsN());
 }
 
+/// How a block's `threads` copy a shared tile of `shape` (its extents, unit dims included) in chunks of `vec`
+/// elements when they cover whole rows of its squeezed 2-d shape in every step: `step` rows per step, `iterations`
+/// steps, and the element offset `delta` one step adds to every thread's chunk under `swizzle` (#tile.copy<row_chunks>).
+/// Nothing when the shape is not 2-d once squeezed, the threads do not cover whole rows, or the swizzle does not move
+/// every thread's chunk by the same constant from one step to the next.
+struct RowChunkSteps {
+  int64_t step, iterations, delta;
+};
+inline std::optional<RowChunkSteps> rowChunkSteps(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+                                                  const layout::Swizzle &swizzle, int64_t threads, int64_t vec) {
+  llvm::SmallVector<int64_t> squeezed = tile::getSqueezedShape(shape);
+  if (squeezed.size() != 2)
+    return std::nullopt;
+  int64_t rows = squeezed[0], cols = squeezed[1], tileCols = shape.back();
+  if ((threads * vec) % cols != 0 || (rows * cols) % (threads * vec) != 0)
+    return std::nullopt;
+  int64_t step = threads * vec / cols, iterations = rows * cols / (threads * vec);
+  auto offset = [&](int64_t r, int64_t c) { return swizzle.apply(r, c, tileCols, elementBytes); };
+  int64_t delta = offset(step, 0) - offset(0, 0);
+  for (int64_t t = 0; t < threads; ++t) {
+    int64_t r = t * vec / cols, c = t * vec % cols;
+    for (int64_t k = 1; k < iterations; ++k)
+      if (offset(r + k * step, c) != offset(r, c) + k * delta)
+        return std::nullopt;
+  }
+  return RowChunkSteps{step, iterations, delta};
+}
+
 /// The layout recorded on a fragment or local alloc.
 inline std::optional<layout::FragmentLayout> layoutOf(mlir::Value buffer, int64_t threads) {
   mlir::Operation *def = baseBuffer(buffer).getDefiningOp();
